@@ -1,0 +1,27 @@
+// catalog diff: tools added, removed and changed between two catalogs, and the semver class.
+
+import { defineCommand } from "citty";
+import { catalogLabel } from "../../worker/core/catalog.ts";
+import { jsonArg, out } from "../args.ts";
+import { diffCatalogs } from "../lib/diff.ts";
+import { readCatalogFile } from "../lib/files.ts";
+
+export default defineCommand({
+  meta: { name: "diff", description: "Compare two catalogs: tools added, removed, changed (schema vs. description), the semver bump that calls for, and whether the deferred prompt bytes change." },
+  args: {
+    old: { type: "positional", description: "Older catalog file", required: true },
+    new: { type: "positional", description: "Newer catalog file", required: true },
+    json: jsonArg,
+  },
+  async run({ args }) {
+    const [a, b] = await Promise.all([readCatalogFile(args.old), readCatalogFile(args.new)]);
+    const d = diffCatalogs(a.catalog, b.catalog);
+    if (args.json) return out(JSON.stringify({ old: catalogLabel(a.catalog), new: catalogLabel(b.catalog), ...d }, null, 2));
+    out(`${catalogLabel(a.catalog)} -> ${catalogLabel(b.catalog)}: ${d.bump === "none" ? "identical" : `${d.bump} change`}`);
+    for (const n of d.added) out(`  + ${n}`);
+    for (const n of d.removed) out(`  - ${n}`);
+    for (const c of d.changed) out(`  ~ ${c.name} (${c.kind})`);
+    for (const o of d.other) out(`  * ${o}`);
+    out(`deferred prompt bytes: ${d.deferredPromptChanged ? "change (sessions started on the new catalog get a new prefix)" : "unchanged"}`);
+  },
+});

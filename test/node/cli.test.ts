@@ -1,0 +1,181 @@
+// The `catalog` binary end to end (spawned like a user runs it): build, --check and the
+// version-bump guard, verify on a tampered file, stats and diff output, --help everywhere.
+import { execFile } from "node:child_process";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../cli/lib/config.ts";
+import { publishCatalog } from "../../cli/lib/publish.ts";
+import { ROOT, tempDir } from "./helpers.ts";
+
+const run = async (cwd: string, ...args: string[]) => {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, "cli/index.ts"), ...args], { cwd });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+};
+
+const tool = (name: string, description = `Does ${name}.`, props: Record<string, unknown> = { q: { type: "string" } }) => ({
+  name,
+  description,
+  inputSchema: { type: "object", properties: props },
+});
+
+async function project(tools: unknown[], version = "1.0.0") {
+  const dir = await tempDir();
+  await writeFile(join(dir, "tools.json"), JSON.stringify({ tools }));
+  await writeFile(join(dir, "toolsearch.config.json"), JSON.stringify({ name: "shop", version, mcpServers: { shop: { tools: "tools.json" } } }));
+  return dir;
+}
+
+async function setTools(dir: string, tools: unknown[], version?: string) {
+  await writeFile(join(dir, "tools.json"), JSON.stringify({ tools }));
+  if (version) await writeFile(join(dir, "toolsearch.config.json"), JSON.stringify({ name: "shop", version, mcpServers: { shop: { tools: "tools.json" } } }));
+}
+
+const base = [tool("list_orders"), tool("get_order"), tool("refund_order")];
+
+describe("catalog build", () => {
+  let dir: string;
+  let file: string | undefined;
+  beforeAll(async () => {
+    dir = await project(base);
+    const r = await run(dir, "build");
+    expect(r.code).toBe(0);
+    [file] = await readdir(join(dir, "catalogs"));
+  });
+
+  it("writes catalogs/<name>@<version>.<hash12>.json with progress on stderr", async () => {
+    expect(file).toMatch(/^shop@1\.0\.0\.[0-9a-f]{12}\.json$/);
+    const again = await run(dir, "build");
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^unchanged: catalogs\/shop@1\.0\.0\.[0-9a-f]{12}\.json \(1 servers, 3 tools/);
+    expect(again.stderr).toMatch(/ok {4}shop +3 tools/);
+    expect(await readdir(join(dir, "catalogs"))).toEqual([file]);
+  });
+
+  it("--check passes when nothing changed", async () => {
+    const r = await run(dir, "build", "--check");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^up to date: shop@1\.0\.0#[0-9a-f]{12} matches/);
+  });
+
+  it.each([
+    ["a tool added", [...base, tool("cancel_order")], "1 added (mcp__shop__cancel_order)", "1.1.0 (minor)"],
+    ["a tool removed", base.slice(0, 2), "1 removed (mcp__shop__refund_order)", "2.0.0 (major)"],
+    ["a schema changed", [base[0], base[1], tool("refund_order", undefined, { q: { type: "number" } })], "1 schema changed", "2.0.0 (major)"],
+    ["a description changed", [base[0], base[1], tool("refund_order", "Refunds an order in full.")], "1 description changed", "1.0.1 (patch)"],
+  ])("refuses %s without a version bump, in build and --check, writing nothing", async (_, tools, what, bump) => {
+    // in-process (the library the command delegates to): the tokenizer loads once for all cases
+    const d = await project(base);
+    const publish = async (check = false) =>
+      publishCatalog(await loadConfig(join(d, "toolsearch.config.json")), { outDir: join(d, "catalogs"), check }).then(
+        (r) => r.status,
+        (e: Error) => e.message,
+      );
+    expect(await publish()).toBe("written");
+    await setTools(d, tools);
+    for (const check of [false, true]) {
+      const message = await publish(check);
+      expect(message).toContain(`shop@1.0.0 changed (${what}`);
+      expect(message).toContain(`without a version bump: set "version" to ${bump}`);
+    }
+    expect(await readdir(join(d, "catalogs"))).toHaveLength(1);
+    await setTools(d, tools, bump.split(" ")[0]);
+    expect(await publish()).toBe("written");
+    expect(await readdir(join(d, "catalogs"))).toHaveLength(2);
+  });
+
+  it("prints the refusal as one line and exits 1", async () => {
+    const d = await project(base);
+    expect((await run(d, "build")).code).toBe(0);
+    await setTools(d, base.slice(0, 2));
+    const r = await run(d, "build", "--check");
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^catalog: shop@1\.0\.0 changed \(1 removed \(mcp__shop__refund_order\)\) without a version bump: set "version" to 2\.0\.0 \(major\)$/);
+  });
+
+  it("--check fails when no catalog of that version is committed", async () => {
+    const d = await project(base);
+    const r = await run(d, "build", "--check");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("catalog: no committed catalog shop@1.0.0 in catalogs");
+  });
+});
+
+describe("catalog verify / stats / diff", () => {
+  let dir: string;
+  let v1: string | undefined;
+  let v2: string | undefined;
+  beforeAll(async () => {
+    dir = await project(base);
+    await run(dir, "build");
+    await setTools(dir, [base[0], tool("get_order", "Fetch one order by id."), tool("cancel_order")], "2.0.0");
+    await run(dir, "build");
+    [v1, v2] = (await readdir(join(dir, "catalogs"))).map((f) => join(dir, "catalogs", f));
+  });
+
+  it("verify accepts a good file and rejects one changed byte with the reason", async () => {
+    expect((await run(dir, "verify", v1!)).stdout).toMatch(/^ok: shop@1\.0\.0#[0-9a-f]{12} \(3 tools, 1 servers/);
+    const text = await readFile(v1!, "utf8");
+    const at = text.indexOf("Does get_order") + 5;
+    const tampered = join(dir, "tampered.json");
+    await writeFile(tampered, text.slice(0, at) + "G" + text.slice(at + 1));
+    const r = await run(dir, "verify", tampered);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^catalog: .*tampered\.json: hash mismatch: file says [0-9a-f]{12}, content hashes to [0-9a-f]{12}\n$/);
+  });
+
+  it("stats --json gives tools, servers and the token bill", async () => {
+    const r = await run(dir, "stats", v1!, "--json");
+    const s = JSON.parse(r.stdout);
+    expect(s).toMatchObject({ tools: 3, servers: 1, encoding: "o200k_base" });
+    expect(s.tokens.full).toBeGreaterThan(0);
+    expect(s.tokens.deferred).toBeGreaterThan(0);
+    expect(s.tokens.ratio).toBeCloseTo(s.tokens.deferred / s.tokens.full, 10);
+    expect(s.largest).toHaveLength(3);
+    const text = await run(dir, "stats", v1!);
+    expect(text.stdout).toContain("full injection");
+    expect(text.stdout).toContain("deferred prompt");
+  });
+
+  it("diff names added, removed and changed tools, the bump and the prompt change", async () => {
+    const r = await run(dir, "diff", v1!, v2!, "--json");
+    const d = JSON.parse(r.stdout);
+    expect(d).toMatchObject({
+      added: ["mcp__shop__cancel_order"],
+      removed: ["mcp__shop__refund_order"],
+      changed: [{ name: "mcp__shop__get_order", kind: "description" }],
+      bump: "major",
+      deferredPromptChanged: true,
+    });
+    const same = JSON.parse((await run(dir, "diff", v1!, v1!, "--json")).stdout);
+    expect(same).toMatchObject({ added: [], removed: [], changed: [], bump: "none", deferredPromptChanged: false });
+    const text = (await run(dir, "diff", v1!, v2!)).stdout;
+    expect(text).toContain("+ mcp__shop__cancel_order");
+    expect(text).toContain("- mcp__shop__refund_order");
+    expect(text).toContain("~ mcp__shop__get_order (description)");
+  });
+});
+
+describe("catalog --help", () => {
+  it.each(["build", "verify", "stats", "diff"])("%s --help explains the command", async (cmd) => {
+    const r = await run(ROOT, cmd, "--help");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`catalog ${cmd}`);
+    expect(r.stdout).toMatch(/USAGE/);
+  });
+
+  it("an unknown command or missing argument is one clear error", async () => {
+    const a = await run(ROOT, "frobnicate");
+    expect(a.code).toBe(1);
+    expect(a.stderr).toContain("Unknown command");
+    const b = await run(ROOT, "verify");
+    expect(b.code).toBe(1);
+    expect(b.stderr).toContain("Missing required positional argument: CATALOG");
+  });
+});

@@ -1,0 +1,98 @@
+// worker/core pieces the CLI relies on: canonical JSON, exposed names, the index round trip,
+// and the rule that worker/ never reaches for node:* or cli/.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { search } from "@orama/orama";
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../worker/core/canonical.ts";
+import { EXPOSED_NAME_RE } from "../../worker/core/catalog.ts";
+import { assignExposedNames, exposedName } from "../../worker/core/names.ts";
+import { splitIdentifier, tokenize } from "../../worker/core/search-text.ts";
+import { buildIndex, restoreIndex } from "../../worker/core/tool-index.ts";
+import { ROOT } from "./helpers.ts";
+
+describe("canonicalJson", () => {
+  it("sorts keys at every depth, drops undefined members and has no whitespace", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: undefined, x: "é" }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"x":"é","z":1}]},"b":1}');
+  });
+  it("gives equal bytes for equal values built in different key orders", () => {
+    expect(canonicalJson({ x: 1, y: [1, 2] })).toBe(canonicalJson(JSON.parse('{"y":[1,2],"x":1}')));
+  });
+  it("refuses values JSON cannot hold", () => {
+    expect(() => canonicalJson({ a: Number.NaN })).toThrow(/not valid JSON/);
+  });
+});
+
+describe("exposed names", () => {
+  it.each([
+    ["github", "create_issue", "mcp__github__create_issue"],
+    ["my.server", "get.item", "mcp__my_server__get_item"],
+    ["Weather API", "Get Current Weather!", "mcp__Weather_API__Get_Current_Weather"],
+    ["数据", "查询", "mcp__x__x"],
+  ])("%s / %s -> %s", (server, tool, expected) => {
+    expect(exposedName(server, tool)).toBe(expected);
+  });
+
+  it("always fits ^[a-zA-Z0-9_-]{1,64}$, with distinct hashes for distinct long names", () => {
+    const a = exposedName("server", "x".repeat(100));
+    const b = exposedName("server", `${"x".repeat(99)}y`);
+    for (const n of [a, b]) expect(n).toMatch(EXPOSED_NAME_RE);
+    expect(a).not.toBe(b);
+  });
+
+  it("settles collisions by the originals' order, not the input order", () => {
+    const tools = [
+      { server: "s", originalName: "a-b" },
+      { server: "s", originalName: "a b" },
+      { server: "s", originalName: "a.b" },
+    ];
+    const one = assignExposedNames(tools);
+    const two = assignExposedNames([...tools].reverse());
+    expect(one.named).toEqual(two.named);
+    expect(one.named.find((t) => t.originalName === "a b")!.name).toBe("mcp__s__a_b");
+    expect(new Set(one.named.map((t) => t.name)).size).toBe(3);
+    expect(one.warnings).toEqual(two.warnings);
+  });
+});
+
+describe("search text and index", () => {
+  it("splits snake, kebab, dotted and camelCase identifiers into words", () => {
+    expect(splitIdentifier("getHTTPResponse_v2-list.items")).toBe("get HTTP Response v2 list items");
+    expect(tokenize("mcp__github__create_issue: Create an Issue")).toEqual(["mcp", "github", "create", "issue", "create", "an", "issue"]);
+  });
+
+  it("restores a saved index that finds the same tools, and refuses one that does not fit", () => {
+    const tools = ["create_issue", "list_pull_requests", "take_screenshot"].map((n) => ({
+      name: `mcp__t__${n}`,
+      server: "t",
+      originalName: n,
+      description: `Tool ${n}`,
+      inputSchema: { type: "object" },
+    }));
+    const saved = JSON.parse(JSON.stringify(buildIndex(tools)));
+    const db = restoreIndex(saved, tools);
+    const hits = search(db, { term: "screenshot" }) as { hits: Array<{ id: string }> };
+    expect(hits.hits.map((h) => h.id)).toEqual(["mcp__t__take_screenshot"]);
+    expect(() => restoreIndex(saved, tools.slice(1))).toThrow("index holds 3 documents for 2 tools");
+    expect(() => restoreIndex(saved, [tools[1]!, tools[0]!, tools[2]!])).toThrow(/index document 1 is "mcp__t__create_issue"/);
+  });
+});
+
+describe("layering", () => {
+  it("worker/ imports neither node:* nor cli/", async () => {
+    const files = (await readdir(join(ROOT, "worker"), { recursive: true })).filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(5);
+    for (const f of files) {
+      const text = await readFile(join(ROOT, "worker", f), "utf8");
+      expect(text, f).not.toMatch(/from\s+["']node:|require\(["']node:|import\(["']node:/);
+      expect(text, f).not.toMatch(/from\s+["'](\.\.\/)+cli\//);
+    }
+  });
+  it("worker/core/ has no runtime access (env, cloudflare:*, fetch)", async () => {
+    const files = (await readdir(join(ROOT, "worker/core"))).filter((f) => f.endsWith(".ts"));
+    for (const f of files) {
+      const text = await readFile(join(ROOT, "worker/core", f), "utf8");
+      expect(text, f).not.toMatch(/cloudflare:|\benv\.|\bfetch\(/);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+// Shared test helpers: temp dirs, config files, and the fixture MCP server command line.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const FIXTURE_SERVER = join(ROOT, "test/fixtures/mcp-server.ts");
+export const EVAL_DATA = resolve(ROOT, "../shared/eval/data");
+export const NODE = process.execPath;
+
+export async function tempDir(prefix = "toolsearch-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/** A stdio server entry running the fixture server with the given flags. */
+export function fixture(...args: string[]) {
+  return { command: NODE, args: [FIXTURE_SERVER, ...args] };
+}
+
+export async function writeConfig(dir: string, config: Record<string, unknown>): Promise<string> {
+  const path = join(dir, "toolsearch.config.json");
+  await writeFile(path, JSON.stringify({ name: "test", version: "1.0.0", ...config }, null, 2));
+  return path;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+    srv.on("error", rej);
+  });
+}

@@ -1,0 +1,141 @@
+// The catalog file (format toolsearch.catalog/v1): types, the content hash, file naming and
+// verification. A catalog is a pure function of its tools and build config; its hash is sha256
+// over the canonical JSON of everything except the `hash` field itself.
+
+import { canonicalJson, sha256Hex } from "./canonical.ts";
+import { ToolsearchError } from "./errors.ts";
+import { INDEX_CONFIG } from "./search-text.ts";
+import { restoreIndex, type SavedIndex } from "./tool-index.ts";
+import type { AnyOrama } from "@orama/orama";
+
+export const CATALOG_FORMAT = "toolsearch.catalog/v1";
+export const EXPOSED_NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
+export const SEMVER_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$/;
+export const CATALOG_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const ENCODINGS = ["o200k_base", "cl100k_base"] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+export type TransportKind = "stdio" | "http" | "sse" | "recorded";
+export type JsonObject = Record<string, unknown>;
+
+export interface CatalogTool {
+  /** exposed name, `mcp__<server>__<tool>` made safe for every provider */
+  name: string;
+  server: string;
+  originalName: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: JsonObject;
+  /** never deferred: always in the tools list */
+  alwaysLoad?: true;
+  /** tokens of the OpenAI-form definition, and of its line in the deferred-names section */
+  tokens: { definition: number; name: number };
+}
+
+export interface CatalogServer {
+  name: string;
+  transport: TransportKind;
+  serverInfo: { name: string; version: string } | null;
+  tools: number;
+}
+
+export interface Catalog {
+  format: typeof CATALOG_FORMAT;
+  name: string;
+  version: string;
+  hash: string;
+  build: { encoding: Encoding; index: string };
+  servers: CatalogServer[];
+  tools: CatalogTool[];
+  index: SavedIndex;
+}
+
+export type UnhashedCatalog = Omit<Catalog, "hash">;
+
+export async function catalogHash(catalog: UnhashedCatalog | Catalog): Promise<string> {
+  const { hash: _ignored, ...rest } = catalog as Catalog;
+  return sha256Hex(canonicalJson(rest));
+}
+
+/** The file's bytes: the canonical JSON of the whole catalog, newline-terminated. */
+export function serializeCatalog(catalog: Catalog): string {
+  return `${canonicalJson(catalog)}\n`;
+}
+
+export function catalogFileName(c: Pick<Catalog, "name" | "version" | "hash">): string {
+  return `${c.name}@${c.version}.${c.hash.slice(0, 12)}.json`;
+}
+
+/** `name@version#hash12`, the form shown in the x-catalog header and CLI output. */
+export function catalogLabel(c: Pick<Catalog, "name" | "version" | "hash">): string {
+  return `${c.name}@${c.version}#${c.hash.slice(0, 12)}`;
+}
+
+function invalid(reason: string): never {
+  throw new ToolsearchError("catalog_invalid", reason);
+}
+
+/** Structural checks that need no hashing (names, order, counts, build config). */
+export function checkCatalogShape(value: unknown): asserts value is Catalog {
+  const c = value as Catalog;
+  if (!c || typeof c !== "object" || Array.isArray(c)) invalid("not a JSON object");
+  if (c.format !== CATALOG_FORMAT) invalid(`format is ${JSON.stringify(c.format)}, expected "${CATALOG_FORMAT}"`);
+  if (typeof c.name !== "string" || !CATALOG_NAME_RE.test(c.name)) invalid("name is missing or not a valid catalog name");
+  if (typeof c.version !== "string" || !SEMVER_RE.test(c.version)) invalid("version is not semver");
+  if (typeof c.hash !== "string" || !/^[0-9a-f]{64}$/.test(c.hash)) invalid("hash is not a sha256 hex digest");
+  if (!c.build || !ENCODINGS.includes(c.build.encoding)) invalid("build.encoding is missing or unknown");
+  if (c.build.index !== INDEX_CONFIG.id) {
+    invalid(`index was built with "${c.build.index}", this build reads "${INDEX_CONFIG.id}": rebuild the catalog`);
+  }
+  if (!Array.isArray(c.servers) || !Array.isArray(c.tools)) invalid("servers or tools is not an array");
+  const servers = new Map(c.servers.map((s) => [s.name, s]));
+  const perServer = new Map<string, number>();
+  let previous = "";
+  for (const [i, t] of c.tools.entries()) {
+    if (!t || typeof t.name !== "string" || !EXPOSED_NAME_RE.test(t.name)) invalid(`tools[${i}] has an invalid exposed name`);
+    if (t.name <= previous) invalid(`tools are not sorted and unique at "${t.name}"`);
+    previous = t.name;
+    if (!servers.has(t.server)) invalid(`tool "${t.name}" names unknown server "${t.server}"`);
+    if (!t.inputSchema || typeof t.inputSchema !== "object" || t.inputSchema.type !== "object") {
+      invalid(`tool "${t.name}" has no object inputSchema`);
+    }
+    if (!t.tokens || !Number.isInteger(t.tokens.definition) || !Number.isInteger(t.tokens.name)) {
+      invalid(`tool "${t.name}" has no token counts`);
+    }
+    perServer.set(t.server, (perServer.get(t.server) ?? 0) + 1);
+  }
+  for (const s of c.servers) {
+    if ((perServer.get(s.name) ?? 0) !== s.tools) invalid(`server "${s.name}" claims ${s.tools} tools, catalog has ${perServer.get(s.name) ?? 0}`);
+  }
+}
+
+export interface VerifiedCatalog {
+  catalog: Catalog;
+  index: AnyOrama;
+}
+
+/**
+ * Parse and fully verify catalog bytes: JSON, shape, hash, and that the index restores and
+ * matches the tools. Throws ToolsearchError("catalog_invalid") with the reason.
+ */
+export async function verifyCatalog(text: string): Promise<VerifiedCatalog> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    invalid(`not valid JSON (${(e as Error).message})`);
+  }
+  checkCatalogShape(parsed);
+  const actual = await catalogHash(parsed);
+  if (actual !== parsed.hash) invalid(`hash mismatch: file says ${parsed.hash.slice(0, 12)}, content hashes to ${actual.slice(0, 12)}`);
+  // the hash covers values; this covers the bytes (key order, whitespace, escapes)
+  if (serializeCatalog(parsed) !== text) invalid("file is not in canonical form (edited by hand?)");
+  let index: AnyOrama;
+  try {
+    index = restoreIndex(parsed.index, parsed.tools);
+  } catch (e) {
+    invalid(`index does not restore: ${(e as Error).message}`);
+  }
+  return { catalog: parsed, index };
+}

@@ -1,0 +1,58 @@
+// The one set of coded errors. Every failure the Worker or the CLI reports is a ToolsearchError
+// with a stable `code` (machine-readable) and the HTTP `status` it maps to; the Worker's single
+// error handler and the CLI's single exit path both read these two fields and nothing else.
+
+export type ErrorCode =
+  | "bad_request"
+  | "invalid_config"
+  | "server_failed"
+  | "invalid_tool"
+  | "catalog_invalid"
+  | "catalog_missing"
+  | "catalog_mismatch"
+  | "version_conflict"
+  | "not_found"
+  | "method_not_allowed"
+  | "unsupported_media_type"
+  | "payload_too_large"
+  | "unauthorized"
+  | "conflict"
+  | "upstream_error"
+  | "internal";
+
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  invalid_config: 400,
+  server_failed: 502,
+  invalid_tool: 422,
+  catalog_invalid: 503,
+  catalog_missing: 503,
+  catalog_mismatch: 409,
+  version_conflict: 409,
+  not_found: 404,
+  method_not_allowed: 405,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  unauthorized: 401,
+  conflict: 409,
+  upstream_error: 502,
+  internal: 500,
+};
+
+export class ToolsearchError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  constructor(code: ErrorCode, message: string, status?: number) {
+    super(message);
+    this.name = "ToolsearchError";
+    this.code = code;
+    this.status = status ?? STATUS[code];
+  }
+  toJSON(): { error: { code: ErrorCode; message: string } } {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
+export function isToolsearchError(e: unknown): e is ToolsearchError {
+  return e instanceof ToolsearchError;
+}

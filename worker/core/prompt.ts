@@ -1,0 +1,98 @@
+// Prompt composition, pure. The system section (deferred names) and the core tools are frozen
+// when a session starts; each turn's tools list is core tools, then toolSearch, then activated
+// tools in activation order, so a session's prompt only ever grows at its end. All tool JSON is
+// serialized canonically: equal inputs give equal bytes, which is what prefix caches key on.
+
+import { canonicalJson, sha256Hex } from "./canonical.ts";
+
+export const TOOL_SEARCH_NAME = "toolSearch";
+
+/** A tool as the model sees it, before provider formatting. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export const TOOL_SEARCH_TOOL: ToolDefinition = {
+  name: TOOL_SEARCH_NAME,
+  description:
+    "Load deferred tools so you can call them. Use `select:name1,name2` with exact names from the " +
+    "deferred tools list, or keywords describing the task (`+word` requires a word; " +
+    "`mcp__<server>` lists a server's tools). Loaded tools are added to your tools list.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: { type: "string", description: "`select:<exact names, comma-separated>` or keywords" },
+      limit: { type: "integer", minimum: 1, maximum: 20, description: "Most tools to load (default 5)" },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  },
+};
+
+export const DEFERRED_HEADER =
+  "# Deferred tools\n" +
+  `These tools exist but their schemas are not loaded. Before calling one, load it with ${TOOL_SEARCH_NAME}: ` +
+  "`select:<name>[,<name>...]` loads exact names from this list; any other query searches by keywords " +
+  "and loads the best matches. Loaded tools appear in your tools list and stay loaded: call them directly.\n";
+
+/** The deferred-tools system section: the header, then every deferred exposed name, one per line. */
+export function deferredSection(names: readonly string[]): string {
+  return DEFERRED_HEADER + names.map((n) => `${n}\n`).join("");
+}
+
+/** One line of the names section (its token count is stored per tool in the catalog). */
+export function nameLine(name: string): string {
+  return `${name}\n`;
+}
+
+export type PromptFormat = "openai" | "anthropic";
+
+export function openaiTool(t: ToolDefinition) {
+  return { type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } };
+}
+
+export function anthropicTool(t: ToolDefinition) {
+  return { name: t.name, description: t.description, input_schema: t.inputSchema };
+}
+
+export function formatTool(t: ToolDefinition, format: PromptFormat): unknown {
+  return format === "openai" ? openaiTool(t) : anthropicTool(t);
+}
+
+export interface PromptParts {
+  /** frozen at session creation; empty in full mode */
+  systemSection: string;
+  /** core tools (alwaysLoad and profile tools), frozen at session creation */
+  coreTools: readonly ToolDefinition[];
+  /** false in full mode */
+  withToolSearch: boolean;
+  /** activated tools, in activation order */
+  activated: readonly ToolDefinition[];
+}
+
+export interface ComposedPrompt {
+  system: string;
+  tools: unknown[];
+  prefixHash: string;
+  promptCacheKey: string;
+}
+
+export function promptTools(parts: PromptParts): ToolDefinition[] {
+  return [...parts.coreTools, ...(parts.withToolSearch ? [TOOL_SEARCH_TOOL] : []), ...parts.activated];
+}
+
+/** The canonical bytes of a tools array: each turn's bytes start with the previous turn's. */
+export function toolsBytes(tools: readonly unknown[]): string {
+  return canonicalJson(tools);
+}
+
+export async function composePrompt(parts: PromptParts, format: PromptFormat, cacheScope: string): Promise<ComposedPrompt> {
+  const tools = promptTools(parts).map((t) => formatTool(t, format));
+  const system = parts.systemSection;
+  const prefixHash = await sha256Hex(`${format}\u0000${system}\u0000${toolsBytes(tools)}`);
+  // the key names what every session of this scope shares: the frozen system and core tools
+  const frozen = await sha256Hex(`${cacheScope}\u0000${system}\u0000${canonicalJson(parts.coreTools)}`);
+  return { system, tools, prefixHash, promptCacheKey: `ts-${frozen.slice(0, 32)}` };
+}

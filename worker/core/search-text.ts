@@ -1,0 +1,77 @@
+// What text of a tool is indexed, and how text becomes tokens: ONE place, used by `catalog build`
+// to build the Orama index and by every query (Worker and CLI) so the two can never disagree.
+// Orama does not persist tokenizer settings (orama#934): INDEX_CONFIG's id is stored in the
+// catalog and a reader with a different id refuses the catalog instead of ranking wrongly.
+
+import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
+
+/** Bump `id` whenever tokenize(), the fields or their meaning change. */
+export const INDEX_CONFIG = {
+  id: "toolsearch-words/1",
+  fields: ["name", "server", "description", "params"] as const,
+} as const;
+
+export type IndexField = (typeof INDEX_CONFIG.fields)[number];
+export type SearchDocument = { id: string } & Record<IndexField, string>;
+
+/** The parts of a tool that search looks at (a catalog tool is a superset of this). */
+export interface SearchableTool {
+  name: string;
+  server: string;
+  originalName: string;
+  title?: string;
+  description: string;
+  inputSchema: { properties?: Record<string, unknown> } & Record<string, unknown>;
+}
+
+/** Split identifiers: `getHTTPResponse_v2-list.items` -> `get HTTP Response v2 list items`. */
+export function splitIdentifier(text: string): string {
+  return text
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+    .replace(/[_\-.:/]+/g, " ");
+}
+
+/** Text -> index/query tokens: identifiers split, NFKC, lowercase, letters and digits only. */
+export function tokenize(text: string): string[] {
+  const words = splitIdentifier(text).normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  return words.filter((w) => w.length > 0);
+}
+
+function propertyText(schema: SearchableTool["inputSchema"]): string {
+  const props = schema?.properties;
+  if (!props || typeof props !== "object") return "";
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(props)) {
+    parts.push(key);
+    const description = (value as { description?: unknown })?.description;
+    if (typeof description === "string") parts.push(description);
+  }
+  return parts.join(" ");
+}
+
+/** The indexed document of one tool (Codex's default_tool_search_text, split into fields). */
+export function toolSearchText(tool: SearchableTool): SearchDocument {
+  return {
+    id: tool.name,
+    name: `${tool.originalName} ${tool.title ?? ""}`.trim(),
+    server: tool.server,
+    description: tool.description,
+    params: propertyText(tool.inputSchema),
+  };
+}
+
+const tokenizer: Tokenizer = {
+  language: "english",
+  normalizationCache: new Map(),
+  tokenize: (raw: string) => (typeof raw === "string" ? tokenize(raw) : []),
+};
+
+/** An empty Orama db with the one schema and tokenizer (before insert, or before load()). */
+export function createIndex(): AnyOrama {
+  const schema = Object.fromEntries(INDEX_CONFIG.fields.map((f) => [f, "string"])) as Record<
+    IndexField,
+    "string"
+  >;
+  return create({ schema, components: { tokenizer } }) as unknown as AnyOrama;
+}
