@@ -1,6 +1,12 @@
 // Two projects: `node` (CLI and core, real MCP servers over stdio/HTTP) and `workers` (the Worker
-// inside workerd with real Durable Objects). `npm test` runs both, after the type check.
+// inside workerd with real Durable Objects and the real ASSETS binding, via wrangler.toml's
+// [env.test]). `npm test` runs both, after the type check.
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { prepareWorkerCatalogs } from "./test/worker/prepare-catalogs.ts";
+
+// the workers project serves test/worker/catalogs/: build it before workerd starts
+await prepareWorkerCatalogs();
 
 export default defineConfig({
   test: {
@@ -12,6 +18,14 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml", environment: "test" } })],
+        test: {
+          name: "workers",
+          include: ["test/worker/**/*.test.ts"],
+          testTimeout: 30_000,
         },
       },
     ],

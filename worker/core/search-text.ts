@@ -11,6 +11,13 @@ export const INDEX_CONFIG = {
   fields: ["name", "server", "description", "params"] as const,
 } as const;
 
+/** Query-time ranking: BM25 per field, weighted (name words count most). */
+export const RANKING = {
+  boost: { name: 3, server: 1.5, description: 1, params: 0.4 } as Record<string, number>,
+  k1: 1.2,
+  b: 0.75,
+} as const;
+
 export type IndexField = (typeof INDEX_CONFIG.fields)[number];
 export type SearchDocument = { id: string } & Record<IndexField, string>;
 

@@ -1,0 +1,41 @@
+// Node side, run by vitest.config.ts before workerd starts: fills test/worker/catalogs/ (the
+// ASSETS directory of wrangler.toml's [env.test]) with real catalogs built by the CLI library:
+// the committed demo catalogs, two versions of a small shop catalog, and a tampered copy.
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { buildCatalog } from "../../cli/lib/build.ts";
+import { parseConfig } from "../../cli/lib/config.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+export const TEST_CATALOGS = join(ROOT, "test/worker/catalogs");
+
+async function shop(version: string, edit: (tools: Array<Record<string, unknown>>) => void) {
+  const { tools } = JSON.parse(await readFile(join(ROOT, "test/fixtures/shop-tools.json"), "utf8"));
+  edit(tools);
+  const file = join(TEST_CATALOGS, `.shop-${version}.tools.json`);
+  await writeFile(file, JSON.stringify(tools));
+  const config = parseConfig({ name: "shop", version, mcpServers: { shop: { tools: file, alwaysLoad: ["search_products"] } } }, TEST_CATALOGS);
+  const { text } = await buildCatalog(config);
+  await rm(file);
+  return text;
+}
+
+export async function prepareWorkerCatalogs(): Promise<void> {
+  await mkdir(TEST_CATALOGS, { recursive: true });
+  for (const f of await readdir(TEST_CATALOGS)) await rm(join(TEST_CATALOGS, f), { force: true });
+  for (const f of await readdir(join(ROOT, "catalogs"))) {
+    if (f.endsWith(".json")) await copyFile(join(ROOT, "catalogs", f), join(TEST_CATALOGS, f));
+  }
+  const v1 = await shop("1.0.0", () => {});
+  const v2 = await shop("2.0.0", (tools) => {
+    tools.splice(tools.findIndex((t) => t.name === "cancel_order"), 1);
+    tools.push({ name: "gift_wrap_order", description: "Add gift wrapping and a message to an order.", inputSchema: { type: "object", properties: { order_id: { type: "string" }, message: { type: "string" } }, required: ["order_id"] } });
+  });
+  await writeFile(join(TEST_CATALOGS, "shop@1.0.0.json"), v1);
+  await writeFile(join(TEST_CATALOGS, "shop@2.0.0.json"), v2);
+  const at = v1.indexOf("Cancel an order");
+  await writeFile(join(TEST_CATALOGS, "tampered@1.0.0.json"), `${v1.slice(0, at)}Xancel an order${v1.slice(at + 15)}`);
+  const hash12 = JSON.parse(v1).hash.slice(0, 12);
+  await writeFile(join(TEST_CATALOGS, `shop@1.0.0.${hash12}.json`), v1);
+  await writeFile(join(TEST_CATALOGS, "shop@1.0.0.000000000000.json"), v1); // name claims another hash
+}

@@ -1,0 +1,147 @@
+// Sessions end to end inside workerd: create, prompt invariants (frozen system, tools only grow
+// at the end, identical bytes across sessions, prefixHash), toolSearch activation and its
+// persistence in the Durable Object, deletion, and the x-catalog header.
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../worker/core/canonical.ts";
+import { call, newSession, promptOf, search } from "./helpers.ts";
+
+const SHOP_LABEL = /^shop@1\.0\.0#[0-9a-f]{12}$/;
+
+describe("POST /v1/sessions", () => {
+  it("creates a deferred session with the deferred names in the system prompt", async () => {
+    const r = await call("POST", "/v1/sessions", { model: "gpt-4o", deferral: "on" });
+    expect(r.status).toBe(201);
+    expect(r.headers.get("x-catalog")).toMatch(SHOP_LABEL);
+    expect(r.body.id).toMatch(/^ses_[A-Za-z0-9_-]{32}$/);
+    expect(r.body).toMatchObject({ mode: "deferred", reason: "deferral is on for this session", catalog: { name: "shop", version: "1.0.0" } });
+    const { system, tools } = r.body.prompt;
+    for (const name of ["mcp__shop__get_order", "mcp__shop__refund_order", "mcp__shop__inventory_check-stock"]) expect(system).toContain(`\n${name}\n`);
+    expect(system).not.toContain("mcp__shop__search_products"); // alwaysLoad: a core tool, never deferred
+    expect(tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["mcp__shop__search_products", "toolSearch"]);
+  });
+
+  it("gives session ids with at least 128 random bits (no repeats, all characters used)", async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, () => newSession()));
+    expect(new Set(ids.map((s) => s.id)).size).toBe(20);
+  });
+});
+
+describe("prompt invariants", () => {
+  it("system never changes; tools grow only at the end; prefixHash changes exactly with the bytes", async () => {
+    const s = await newSession();
+    const turns = [await promptOf(s.id)];
+    for (const q of ["select:mcp__shop__refund_order", "track parcel shipment", "select:mcp__shop__refund_order", "select:mcp__shop__send_email,mcp__shop__get_customer"]) {
+      expect((await search(s.id, q)).status).toBe(200);
+      turns.push(await promptOf(s.id));
+    }
+    for (let i = 1; i < turns.length; i++) {
+      const [prev, next] = [turns[i - 1], turns[i]];
+      expect(next.system).toBe(prev.system);
+      const prevBytes = canonicalJson(prev.tools);
+      const nextBytes = canonicalJson(next.tools);
+      expect(nextBytes.slice(0, prevBytes.length - 1)).toBe(prevBytes.slice(0, -1)); // same array, more elements
+      expect(next.prefixHash === prev.prefixHash).toBe(nextBytes === prevBytes);
+      expect(next.promptCacheKey).toBe(prev.promptCacheKey);
+    }
+    const names = turns.at(-1).tools.map((t: { function: { name: string } }) => t.function.name);
+    expect(names.slice(0, 3)).toEqual(["mcp__shop__search_products", "toolSearch", "mcp__shop__refund_order"]);
+    expect(names).toContain("mcp__shop__track_shipment");
+    expect(names.slice(-2)).toEqual(["mcp__shop__send_email", "mcp__shop__get_customer"]);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it("two sessions with the same catalog, model and profile get byte-identical prompts", async () => {
+    const [a, b] = [await newSession(), await newSession()];
+    for (const s of [a, b]) await search(s.id, "select:mcp__shop__get_order");
+    const [pa, pb] = [await promptOf(a.id), await promptOf(b.id)];
+    expect(JSON.stringify(pb)).toBe(JSON.stringify(pa));
+    const [aa, ab] = [await promptOf(a.id, "anthropic"), await promptOf(b.id, "anthropic")];
+    expect(JSON.stringify(ab)).toBe(JSON.stringify(aa));
+    expect(aa.tools[0]).toEqual({ name: "mcp__shop__search_products", description: expect.any(String), input_schema: expect.objectContaining({ type: "object" }) });
+    expect(aa.prefixHash).not.toBe(pa.prefixHash);
+  });
+});
+
+describe("toolSearch", () => {
+  it("select: loads exact names, then answers Already loaded", async () => {
+    const s = await newSession();
+    const first = await search(s.id, "select:mcp__shop__refund_order");
+    expect(first.body).toMatchObject({ loaded: ["mcp__shop__refund_order"], alreadyLoaded: [] });
+    expect(first.body.result).toContain("Loaded 1 tool");
+    const again = await search(s.id, "select:mcp__shop__refund_order");
+    expect(again.body).toMatchObject({ loaded: [], alreadyLoaded: ["mcp__shop__refund_order"] });
+    expect(again.body.result).toBe("Already loaded — call mcp__shop__refund_order directly now.");
+    const core = await search(s.id, "select:mcp__shop__search_products");
+    expect(core.body.result).toBe("Already loaded — call mcp__shop__search_products directly now.");
+  });
+
+  it("unknown names get the closest existing names", async () => {
+    const s = await newSession();
+    const r = await search(s.id, "select:mcp__shop__refund,mcp__shop__get_order");
+    expect(r.body.loaded).toEqual(["mcp__shop__get_order"]);
+    expect(r.body.result).toMatch(/Unknown tool "mcp__shop__refund"\. Closest names: mcp__shop__refund_order, /);
+  });
+
+  it("keywords rank whole words and load the best `limit` results", async () => {
+    const s = await newSession();
+    const r = await search(s.id, "refund order payment", 2);
+    expect(r.body.matches).toHaveLength(2);
+    expect(r.body.matches[0]).toMatchObject({ name: "mcp__shop__refund_order" });
+    expect(r.body.loaded).toEqual(r.body.matches.map((m: { name: string }) => m.name));
+    const session = await call("GET", `/v1/sessions/${s.id}`);
+    expect(session.body.activations).toEqual(r.body.loaded);
+  });
+
+  it("+word requires a word; mcp__<server> restricts to a server", async () => {
+    const s = await newSession();
+    const r = await search(s.id, "discount order +coupon");
+    expect(r.body.matches.map((m: { name: string }) => m.name)).toEqual(["mcp__shop__apply_coupon"]);
+    const listing = await search(s.id, "mcp__shop", 3);
+    expect(listing.body.matches).toHaveLength(3);
+    expect(listing.body.result).toContain("All tools of this server");
+  });
+
+  it("bad queries are errors for the model, with HTTP 200", async () => {
+    const s = await newSession();
+    for (const [query, limit, text] of [
+      ["", undefined, "Error: query is empty"],
+      ["x".repeat(1001), undefined, "Error: query is 1001 characters; the limit is 1000."],
+      ["orders", 0, "Error: limit must be an integer from 1 to 20."],
+      ["orders", 21, "Error: limit must be an integer from 1 to 20."],
+      [`select:${Array.from({ length: 21 }, (_, i) => `t${i}`).join(",")}`, undefined, "Error: select: takes at most 20 names; got 21."],
+    ] as const) {
+      const r = await search(s.id, query, limit);
+      expect(r.status).toBe(200);
+      expect(r.body.result).toContain(text);
+      expect(r.body.loaded).toEqual([]);
+    }
+    expect((await call("GET", `/v1/sessions/${s.id}`)).body.activations).toEqual([]);
+  });
+});
+
+describe("GET / DELETE", () => {
+  it("reads the session and deletes everything", async () => {
+    const s = await newSession({ model: "claude-sonnet-4-5", deferral: "on", profile: "support" });
+    await search(s.id, "select:mcp__shop__cancel_order");
+    const r = await call("GET", `/v1/sessions/${s.id}`);
+    expect(r.body).toMatchObject({ id: s.id, mode: "deferred", model: "claude-sonnet-4-5", profile: "support", activations: ["mcp__shop__cancel_order"] });
+    expect(new Date(r.body.createdAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect((await call("DELETE", `/v1/sessions/${s.id}`)).status).toBe(204);
+    for (const [m, p] of [["GET", ""], ["GET", "/prompt"], ["DELETE", ""]] as const) {
+      const gone = await call(m, `/v1/sessions/${s.id}${p}`);
+      expect(gone.status).toBe(404);
+      expect(gone.body.error.code).toBe("not_found");
+    }
+    expect((await search(s.id, "select:mcp__shop__get_order")).status).toBe(404);
+  });
+
+  it("GET /v1/catalog and /healthz describe the pinned catalog", async () => {
+    const c = await call("GET", "/v1/catalog");
+    expect(c.status).toBe(200);
+    expect(c.headers.get("x-catalog")).toMatch(SHOP_LABEL);
+    expect(c.body).toMatchObject({ name: "shop", version: "1.0.0", tools: 13, servers: [{ name: "shop", transport: "recorded", tools: 13 }] });
+    expect(c.body.tokens.fullInjection).toBeGreaterThan(c.body.tokens.deferredNames);
+    const h = await call("GET", "/healthz");
+    expect(h.body).toMatchObject({ ok: true, tools: 13 });
+  });
+});

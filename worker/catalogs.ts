@@ -1,0 +1,60 @@
+// Catalog files reach the Worker through the ASSETS binding (run_worker_first keeps them private).
+// First use in an isolate: read, verify the hash, restore the index; then cached for the isolate's
+// life, keyed by file name (catalog files are immutable: the name carries the content hash).
+// Failures are not cached, so a fixed deployment recovers without a restart.
+
+import { catalogLabel, verifyCatalog, type Catalog, type CatalogTool } from "./core/catalog.ts";
+import { ToolsearchError } from "./core/errors.ts";
+import type { SearchCatalog } from "./core/search.ts";
+
+export interface LoadedCatalog extends SearchCatalog {
+  file: string;
+  catalog: Catalog;
+  label: string;
+  byName: ReadonlyMap<string, CatalogTool>;
+  /** ms spent reading + verifying + restoring, for the cold-start benchmark */
+  loadMs: number;
+}
+
+const FILE_RE = /^[A-Za-z0-9][A-Za-z0-9@._-]{0,200}\.json$/;
+const HASHED_RE = /^.+@.+\.([0-9a-f]{12})\.json$/;
+const cache = new Map<string, Promise<LoadedCatalog>>();
+
+/** The label a file name promises (`name@version#hash12`), without reading the file. */
+export function labelFromFile(file: string): string {
+  const m = /^(.+@[^.]+\.[^.]+\.[^.]+?)(?:\.([0-9a-f]{12}))?\.json$/.exec(file);
+  return m ? `${m[1]}${m[2] ? `#${m[2]}` : ""}` : file;
+}
+
+async function read(assets: Fetcher, file: string): Promise<LoadedCatalog> {
+  const started = Date.now();
+  if (!FILE_RE.test(file)) throw new ToolsearchError("catalog_invalid", `catalog file name "${file}" is not valid`);
+  const res = await assets.fetch(new Request(`https://assets.invalid/${encodeURIComponent(file)}`));
+  if (res.status === 404) throw new ToolsearchError("catalog_missing", `catalog ${file} is not deployed (no such asset)`);
+  if (!res.ok) throw new ToolsearchError("catalog_missing", `catalog ${file} could not be read (asset status ${res.status})`);
+  const text = await res.text();
+  let verified;
+  try {
+    verified = await verifyCatalog(text);
+  } catch (e) {
+    if (e instanceof ToolsearchError) throw new ToolsearchError("catalog_invalid", `catalog ${file} is refused: ${e.message}`);
+    throw e;
+  }
+  const { catalog, index } = verified;
+  const named = HASHED_RE.exec(file);
+  if (named && named[1] !== catalog.hash.slice(0, 12)) {
+    throw new ToolsearchError("catalog_invalid", `catalog ${file} is refused: its name says hash ${named[1]}, its content is ${catalog.hash.slice(0, 12)}`);
+  }
+  const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+  return { file, catalog, index, tools: catalog.tools, byName, label: catalogLabel(catalog), loadMs: Date.now() - started };
+}
+
+export function loadCatalog(assets: Fetcher, file: string): Promise<LoadedCatalog> {
+  let p = cache.get(file);
+  if (!p) {
+    p = read(assets, file);
+    cache.set(file, p);
+    p.catch(() => cache.delete(file));
+  }
+  return p;
+}

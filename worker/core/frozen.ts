@@ -1,0 +1,63 @@
+// What a session freezes when it starts: mode and reason (from the policy), the deferred-names
+// system section, and the core tool list. Later turns only append activations, so these bytes
+// never change for the session's life, even when a newer catalog is deployed meanwhile.
+
+import type { Catalog, CatalogTool } from "./catalog.ts";
+import { ToolsearchError } from "./errors.ts";
+import { decideMode, resolveProfile, type Deferral, type Mode, type PolicyConfig } from "./policy.ts";
+import { deferredSection, type PromptParts, type ToolDefinition } from "./prompt.ts";
+
+export interface SessionRequest {
+  model: string;
+  profile: string;
+  deferral: Deferral;
+  contextWindow?: number;
+}
+
+export interface FrozenSession {
+  mode: Mode;
+  reason: string;
+  systemSection: string;
+  coreTools: string[];
+}
+
+function requireTools(catalog: Catalog, names: readonly string[], where: string): void {
+  const known = new Set(catalog.tools.map((t) => t.name));
+  const missing = names.filter((n) => !known.has(n));
+  if (missing.length) throw new ToolsearchError("bad_request", `${where} names tools not in catalog ${catalog.name}@${catalog.version}: ${missing.join(", ")}`);
+}
+
+export function freezeSession(catalog: Catalog, policy: PolicyConfig, req: SessionRequest): FrozenSession {
+  const profile = resolveProfile(policy, req.profile);
+  if (profile.subAgent) {
+    const tools = profile.tools ?? [];
+    requireTools(catalog, tools, `profile "${req.profile}"`);
+    return { ...decideMode(policy, { ...req, deferrableTokens: 0 }), systemSection: "", coreTools: [...tools] };
+  }
+  const core = [...catalog.tools.filter((t) => t.alwaysLoad).map((t) => t.name)];
+  for (const n of profile.coreTools ?? []) if (!core.includes(n)) core.push(n);
+  requireTools(catalog, core, `profile "${req.profile}"`);
+  const coreSet = new Set(core);
+  const deferrable = catalog.tools.filter((t) => !coreSet.has(t.name));
+  const deferrableTokens = deferrable.reduce((n, t) => n + t.tokens.definition, 0);
+  const decision = decideMode(policy, { ...req, deferrableTokens });
+  if (decision.mode === "full") return { ...decision, systemSection: "", coreTools: [...core, ...deferrable.map((t) => t.name)] };
+  return { ...decision, systemSection: deferredSection(deferrable.map((t) => t.name)), coreTools: core };
+}
+
+export function toolDefinition(tool: CatalogTool): ToolDefinition {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}
+
+/** The prompt parts of a session from its frozen fields and activations, resolved in its own catalog. */
+export function sessionPromptParts(
+  byName: ReadonlyMap<string, CatalogTool>,
+  s: { mode: Mode; systemSection: string; coreTools: readonly string[]; activations: readonly string[] },
+): PromptParts {
+  const def = (name: string) => {
+    const tool = byName.get(name);
+    if (!tool) throw new ToolsearchError("catalog_mismatch", `tool ${name} is not in the session's catalog`);
+    return toolDefinition(tool);
+  };
+  return { systemSection: s.systemSection, coreTools: s.coreTools.map(def), withToolSearch: s.mode === "deferred", activated: s.activations.map(def) };
+}

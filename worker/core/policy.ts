@@ -1,0 +1,79 @@
+// Defer or not. A session is `deferred` (names in the system prompt, toolSearch, schemas loaded
+// on demand) or `full` (every tool injected, no toolSearch). Full mode when deferral is off, for
+// sub-agent profiles, for models not known to handle tool search, and when the deferrable tools'
+// schemas are at most `threshold` of the context window (deferral would save little and cost a hop).
+
+import { ToolsearchError } from "./errors.ts";
+import { lookupModel, type ModelOverrides } from "./models.ts";
+
+export interface Profile {
+  /** tools always in the tools list (exposed names), in this order, after alwaysLoad tools */
+  coreTools?: string[];
+  /** a sub-agent profile: exactly these tools, never deferred */
+  subAgent?: boolean;
+  tools?: string[];
+}
+
+export interface PolicyConfig {
+  /** full mode when deferrable schema tokens <= threshold * context window (default 0.1) */
+  threshold: number;
+  /** unknown models: assumed context window, and defer only when the full catalog exceeds this share of it */
+  unknownModel: { contextWindow: number; deferAbove: number };
+  models: ModelOverrides;
+  profiles: Record<string, Profile>;
+}
+
+export const DEFAULT_POLICY: PolicyConfig = {
+  threshold: 0.1,
+  unknownModel: { contextWindow: 128_000, deferAbove: 0.5 },
+  models: {},
+  profiles: { default: {} },
+};
+
+export type Deferral = "auto" | "on" | "off";
+export type Mode = "deferred" | "full";
+
+export interface PolicyInput {
+  model: string;
+  profile: string;
+  deferral: Deferral;
+  contextWindow?: number;
+  /** schema tokens of the tools that could be deferred (catalog counts) */
+  deferrableTokens: number;
+}
+
+export interface Decision {
+  mode: Mode;
+  reason: string;
+}
+
+export function resolveProfile(config: PolicyConfig, name: string): Profile {
+  const profile = config.profiles[name] ?? (name === "default" ? {} : undefined);
+  if (!profile) {
+    const known = Object.keys(config.profiles).join(", ") || "default";
+    throw new ToolsearchError("bad_request", `unknown profile "${name}" (known: ${known})`);
+  }
+  return profile;
+}
+
+export function decideMode(config: PolicyConfig, input: PolicyInput): Decision {
+  const profile = resolveProfile(config, input.profile);
+  const tokens = input.deferrableTokens;
+  if (input.deferral === "off") return { mode: "full", reason: "deferral is off for this session" };
+  if (profile.subAgent) return { mode: "full", reason: `profile "${input.profile}" is a sub-agent profile: its tools are always loaded` };
+  if (input.deferral === "on") return { mode: "deferred", reason: "deferral is on for this session" };
+  const model = lookupModel(input.model, config.models);
+  if (!model) {
+    const window = input.contextWindow ?? config.unknownModel.contextWindow;
+    const limit = Math.floor(window * config.unknownModel.deferAbove);
+    return tokens > limit
+      ? { mode: "deferred", reason: `unknown model "${input.model}": the tools (${tokens} tokens) do not fit in ${config.unknownModel.deferAbove * 100}% of its assumed ${window}-token context` }
+      : { mode: "full", reason: `unknown model "${input.model}": the tools (${tokens} tokens) fit in ${config.unknownModel.deferAbove * 100}% of its assumed ${window}-token context` };
+  }
+  if (!model.toolSearch) return { mode: "full", reason: `model ${model.family} is not known to handle tool search` };
+  const window = input.contextWindow ?? model.contextWindow;
+  const limit = Math.floor(window * config.threshold);
+  return tokens <= limit
+    ? { mode: "full", reason: `deferrable tools (${tokens} tokens) are at most ${config.threshold * 100}% of ${model.family}'s ${window}-token context` }
+    : { mode: "deferred", reason: `deferrable tools (${tokens} tokens) exceed ${config.threshold * 100}% of ${model.family}'s ${window}-token context` };
+}

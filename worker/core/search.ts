@@ -1,0 +1,185 @@
+// toolSearch, pure: parse the query (`select:a,b`, `+required` words, `mcp__server` prefixes,
+// keywords), rank with BM25 over the catalog's restored Orama index, and format the text the
+// model gets back. Activation itself (which names are new for the session) is decided by the
+// session's storage; this module only proposes names and renders the outcome.
+
+import type { AnyOrama } from "@orama/orama";
+import type { CatalogTool } from "./catalog.ts";
+import { INDEX_CONFIG, RANKING, tokenize } from "./search-text.ts";
+
+export const MAX_QUERY = 1000;
+export const MAX_SELECT = 20;
+export const MAX_LIMIT = 20;
+export const DEFAULT_LIMIT = 5;
+
+export interface SearchCatalog {
+  tools: readonly CatalogTool[];
+  byName: ReadonlyMap<string, CatalogTool>;
+  index: AnyOrama;
+}
+
+export type ParsedQuery =
+  | { kind: "error"; message: string }
+  | { kind: "select"; names: string[] }
+  | { kind: "keywords"; terms: string[]; required: string[]; server?: string };
+
+export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
+  if (typeof query !== "string" || !query.trim()) return { kind: "error", message: "Error: query is empty. Pass `select:<name>` or keywords." };
+  if (query.length > MAX_QUERY) return { kind: "error", message: `Error: query is ${query.length} characters; the limit is ${MAX_QUERY}.` };
+  if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIMIT)) {
+    return { kind: "error", message: `Error: limit must be an integer from 1 to ${MAX_LIMIT}.` };
+  }
+  const q = query.trim();
+  if (/^select:/i.test(q)) {
+    const names = [...new Set(q.slice(7).split(",").map((n) => n.trim()).filter(Boolean))];
+    if (names.length === 0) return { kind: "error", message: "Error: select: needs at least one tool name." };
+    if (names.length > MAX_SELECT) return { kind: "error", message: `Error: select: takes at most ${MAX_SELECT} names; got ${names.length}.` };
+    return { kind: "select", names };
+  }
+  const words = q.split(/\s+/);
+  let server: string | undefined;
+  const rest: string[] = [];
+  const required: string[] = [];
+  for (const w of words) {
+    const prefix = /^mcp__([a-zA-Z0-9_-]+?)(?:__)?$/.exec(w);
+    if (prefix && server === undefined) server = prefix[1];
+    else if (w.startsWith("+") && w.length > 1) required.push(...tokenize(w.slice(1)));
+    else rest.push(w);
+  }
+  const terms = tokenize(rest.join(" "));
+  if (!terms.length && !required.length && server === undefined) return { kind: "error", message: "Error: query has no searchable words." };
+  return { kind: "keywords", terms: [...terms, ...required], required, server };
+}
+
+type Tree = { find(q: { term: string; exact: boolean }): Record<string, Iterable<number>> };
+interface IndexData {
+  indexes: Record<string, { node: Tree }>;
+  frequencies: Record<string, Record<number, Record<string, number> | undefined>>;
+  tokenOccurrences: Record<string, Record<string, number>>;
+  fieldLengths: Record<string, Record<number, number | undefined>>;
+  avgFieldLength: Record<string, number>;
+}
+
+/** BM25 over whole-word matches (Orama's own search expands every word as a prefix). */
+export function rankKeywords(cat: SearchCatalog, terms: readonly string[], required: readonly string[] = []): Map<string, number> {
+  const db = cat.index as unknown as { data: { index: IndexData }; internalDocumentIDStore: { internalIdToId: string[] } };
+  const data = db.data.index;
+  const n = cat.tools.length;
+  const scores = new Map<number, number>();
+  const hasTerm = new Map<string, Set<number>>();
+  for (const term of new Set(terms)) {
+    const docs = new Set<number>();
+    for (const field of INDEX_CONFIG.fields) {
+      const ids = data.indexes[field]!.node.find({ term, exact: true })[term];
+      if (!ids) continue;
+      const df = data.tokenOccurrences[field]![term] ?? 0;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const avg = data.avgFieldLength[field] || 1;
+      for (const id of ids) {
+        const len = data.fieldLengths[field]![id] ?? 0;
+        const tf = (data.frequencies[field]![id]?.[term] ?? 0) * len; // Orama stores count/len
+        const s = (idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1 * (1 - RANKING.b + (RANKING.b * len) / avg));
+        scores.set(id, (scores.get(id) ?? 0) + s * RANKING.boost[field]!);
+        docs.add(id);
+      }
+    }
+    hasTerm.set(term, docs);
+  }
+  const out = new Map<string, number>();
+  for (const [id, score] of scores) {
+    if (required.some((r) => !hasTerm.get(r)?.has(id))) continue;
+    out.set(db.internalDocumentIDStore.internalIdToId[id - 1]!, score);
+  }
+  return out;
+}
+
+export interface Match {
+  name: string;
+  description: string;
+  score: number;
+}
+
+export type SearchOutcome =
+  | { kind: "error"; message: string }
+  | { kind: "select"; found: CatalogTool[]; unknown: Array<{ name: string; suggestions: string[] }> }
+  | { kind: "keywords"; matches: Match[]; serverTools?: string[] };
+
+/** Run a parsed query against the catalog. `candidates` limits what may be returned (deferrable tools). */
+export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAULT_LIMIT, candidates?: ReadonlySet<string>): SearchOutcome {
+  if (parsed.kind === "error") return parsed;
+  if (parsed.kind === "select") {
+    const found: CatalogTool[] = [];
+    const unknown: Array<{ name: string; suggestions: string[] }> = [];
+    for (const name of parsed.names) {
+      const tool = cat.byName.get(name);
+      if (tool) found.push(tool);
+      else unknown.push({ name, suggestions: closestNames(cat, name) });
+    }
+    return { kind: "select", found, unknown };
+  }
+  const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || t.name.startsWith(`mcp__${parsed.server}__`));
+  let ranked: Array<[string, number]>;
+  if (parsed.terms.length) {
+    ranked = [...rankKeywords(cat, parsed.terms, parsed.required)].filter(([name]) => allowed(cat.byName.get(name)!));
+  } else {
+    ranked = cat.tools.filter(allowed).map((t) => [t.name, 0]);
+  }
+  ranked.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const matches = ranked.slice(0, limit).map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000 }));
+  const serverTools = parsed.server !== undefined ? cat.tools.filter(allowed).map((t) => t.name) : undefined;
+  return { kind: "keywords", matches, serverTools };
+}
+
+/** Levenshtein distance, capped work: names are at most 64 characters. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The 3 existing names closest to an unknown one: shared words first, then edit distance. */
+export function closestNames(cat: SearchCatalog, name: string, count = 3): string[] {
+  const words = new Set(tokenize(name.slice(0, 200)));
+  const scored = cat.tools.map((t) => {
+    const shared = tokenize(t.name).filter((w) => words.has(w)).length;
+    return { name: t.name, shared, dist: distance(name.slice(0, 64).toLowerCase(), t.name.toLowerCase()) };
+  });
+  scored.sort((a, b) => b.shared - a.shared || a.dist - b.dist || (a.name < b.name ? -1 : 1));
+  return scored.slice(0, count).map((s) => s.name);
+}
+
+const oneLine = (text: string, max = 160) => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/** The tool-result text for the model, once the session has said which names were new. */
+export function formatResult(outcome: SearchOutcome, loaded: readonly string[], alreadyLoaded: readonly string[], query: string): string {
+  if (outcome.kind === "error") return outcome.message;
+  const lines: string[] = [];
+  const byName = new Map<string, string>();
+  if (outcome.kind === "select") outcome.found.forEach((t) => byName.set(t.name, t.description));
+  else outcome.matches.forEach((m) => byName.set(m.name, m.description));
+  if (loaded.length) {
+    lines.push(`Loaded ${loaded.length} tool${loaded.length > 1 ? "s" : ""}; they are now in your tools list, call them directly:`);
+    for (const n of loaded) lines.push(`- ${n}: ${oneLine(byName.get(n) ?? "")}`);
+  }
+  if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} directly now.`);
+  if (outcome.kind === "select") {
+    for (const u of outcome.unknown) lines.push(`Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`);
+  } else {
+    if (outcome.serverTools && outcome.serverTools.length > loaded.length + alreadyLoaded.length) {
+      lines.push(`All tools of this server (load more with select:): ${outcome.serverTools.join(", ")}`);
+    }
+    if (!outcome.matches.length) lines.push(`No tools matched "${oneLine(query, 80)}". Try other keywords, or select: with an exact name from the deferred tools list.`);
+  }
+  return lines.join("\n");
+}

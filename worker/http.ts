@@ -1,0 +1,50 @@
+// HTTP helpers for the routes: JSON responses, JSON body reading with limits, and the route type.
+// Every rule here throws a ToolsearchError; worker/index.ts is the one place that renders it.
+
+import { ToolsearchError } from "./core/errors.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function json(body: unknown, status = 200, headers: HeadersInit = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+}
+
+/** Read a JSON object body: content type, size limit and syntax checked before any work. */
+export async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/json\b/i.test(type)) {
+    throw new ToolsearchError("unsupported_media_type", `content-type must be application/json, got "${type || "none"}"`);
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
+  const buf = await request.arrayBuffer();
+  if (buf.byteLength > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${buf.byteLength} bytes; the limit is ${maxBytes}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(buf));
+  } catch (e) {
+    throw new ToolsearchError("bad_request", `body is not valid JSON (${(e as Error).message})`);
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw new ToolsearchError("bad_request", "body must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+export interface RouteContext {
+  request: Request;
+  env: Env;
+  ctx: ExecutionContext;
+  params: Record<string, string>;
+  url: URL;
+  /** the catalog label for the x-catalog header, when a route knows a more specific one */
+  setCatalogLabel(label: string): void;
+}
+
+export type Handler = (c: RouteContext) => Promise<Response>;
+export type Route = { method: string; pattern: RegExp; keys: string[]; handler: Handler };
+
+/** `/v1/sessions/:id/prompt` -> a route matching that path with `id` captured. */
+export function route(method: string, path: string, handler: Handler): Route {
+  const keys: string[] = [];
+  const pattern = new RegExp(`^${path.replace(/:([a-zA-Z]+)/g, (_, k: string) => (keys.push(k), "([^/]+)"))}$`);
+  return { method, pattern, keys, handler };
+}

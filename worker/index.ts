@@ -1,0 +1,59 @@
+// Worker entry: routing and the one error handler. Every response carries x-catalog; every error
+// is `{ error: { code, message } }` with the status of its ToolsearchError; anything else is a 500
+// whose details stay in the logs.
+
+import { ToolsearchError } from "./core/errors.ts";
+import { labelFromFile, loadCatalog } from "./catalogs.ts";
+import { settings } from "./config.ts";
+import { json, type Route, type RouteContext } from "./http.ts";
+import { catalogRoutes } from "./routes/catalog.ts";
+import { sessionRoutes } from "./routes/sessions.ts";
+
+export { SessionDO } from "./session.ts";
+
+const routes: Route[] = [...catalogRoutes, ...sessionRoutes];
+
+function match(method: string, path: string): { route: Route; params: Record<string, string> } | "wrong-method" | null {
+  let pathMatched = false;
+  for (const r of routes) {
+    const m = r.pattern.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (r.method !== method && !(method === "HEAD" && r.method === "GET")) continue;
+    return { route: r, params: Object.fromEntries(r.keys.map((k, i) => [k, decodeURIComponent(m[i + 1]!)])) };
+  }
+  return pathMatched ? "wrong-method" : null;
+}
+
+function toError(e: unknown): ToolsearchError {
+  if (e instanceof ToolsearchError) return e;
+  console.error("unhandled error", e);
+  return new ToolsearchError("internal", "internal error");
+}
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const url = new URL(request.url);
+    let label: string | undefined;
+    let response: Response;
+    try {
+      const pinned = settings(env).catalogFile;
+      // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
+      label = (await loadCatalog(env.ASSETS, pinned).catch((e) => {
+        label = labelFromFile(pinned);
+        throw e;
+      })).label;
+      const found = match(request.method, url.pathname);
+      if (found === null) throw new ToolsearchError("not_found", `no route ${request.method} ${url.pathname.slice(0, 200)}`);
+      if (found === "wrong-method") throw new ToolsearchError("method_not_allowed", `${request.method} is not allowed on ${url.pathname.slice(0, 200)}`);
+      const c: RouteContext = { request, env, ctx, url, params: found.params, setCatalogLabel: (l) => (label = l) };
+      response = await found.route.handler(c);
+    } catch (e) {
+      const err = toError(e);
+      response = json(err.toJSON(), err.status);
+    }
+    const headers = new Headers(response.headers);
+    if (label) headers.set("x-catalog", label);
+    return new Response(response.body, { status: response.status, headers });
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,35 @@
+// GET /v1/catalog (the pinned catalog: servers, tool count, token figures) and GET /healthz.
+
+import { loadCatalog } from "../catalogs.ts";
+import { settings } from "../config.ts";
+import { json, route, type RouteContext } from "../http.ts";
+
+async function catalogInfo(c: RouteContext): Promise<Response> {
+  const cat = await loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
+  const { name, version, hash, servers, tools, build } = cat.catalog;
+  const core = tools.filter((t) => t.alwaysLoad);
+  const deferred = tools.filter((t) => !t.alwaysLoad);
+  const sum = (list: typeof tools, key: "definition" | "name") => list.reduce((n, t) => n + t.tokens[key], 0);
+  return json({
+    name,
+    version,
+    hash,
+    file: cat.file,
+    encoding: build.encoding,
+    servers: servers.map((s) => ({ name: s.name, transport: s.transport, tools: s.tools, serverInfo: s.serverInfo })),
+    tools: tools.length,
+    tokens: {
+      // sums of the per-tool counts the CLI stored (the Worker never loads a tokenizer)
+      fullInjection: sum(tools, "definition"),
+      deferredNames: sum(deferred, "name"),
+      coreTools: sum(core, "definition"),
+    },
+  });
+}
+
+async function health(c: RouteContext): Promise<Response> {
+  const cat = await loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
+  return json({ ok: true, catalog: cat.label, tools: cat.catalog.tools.length });
+}
+
+export const catalogRoutes = [route("GET", "/v1/catalog", catalogInfo), route("GET", "/healthz", health)];

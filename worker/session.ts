@@ -1,0 +1,129 @@
+// SessionDO: one Durable Object per session, SQLite storage. It stores what was frozen when the
+// session started (catalog, model, profile, mode, system section, core tools), the activations in
+// order, and an event log. Every method uses only synchronous ctx.storage.sql, so concurrent
+// calls run one at a time and cannot lose or duplicate an activation. Idle sessions expire via an
+// alarm; deletion removes everything.
+
+import { DurableObject } from "cloudflare:workers";
+import type { Mode } from "./core/policy.ts";
+
+export interface SessionInit {
+  id: string;
+  catalogFile: string;
+  catalogHash: string;
+  model: string;
+  profile: string;
+  mode: Mode;
+  reason: string;
+  systemSection: string;
+  coreTools: string[];
+  ttlMs: number;
+}
+
+export interface SessionState extends SessionInit {
+  activations: string[];
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+export interface Activation {
+  loaded: string[];
+  alreadyLoaded: string[];
+  activations: string[];
+}
+
+export class SessionDO extends DurableObject<Env> {
+  private sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.migrate();
+  }
+
+  /** Schema, created once per object (IF NOT EXISTS: also after deleteAll). */
+  private migrate(): void {
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS session (
+        id TEXT PRIMARY KEY, data TEXT NOT NULL, created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);`);
+  }
+
+  private row(): { data: string; created_at: number; last_used_at: number } | undefined {
+    return this.sql.exec<{ data: string; created_at: number; last_used_at: number }>("SELECT data, created_at, last_used_at FROM session").toArray()[0];
+  }
+
+  private activationNames(): string[] {
+    return this.sql.exec<{ name: string }>("SELECT name FROM activations ORDER BY seq").toArray().map((r) => r.name);
+  }
+
+  /** Create the session; false when this object already holds one (ids are never reused). */
+  async create(init: SessionInit): Promise<SessionState | null> {
+    if (this.row()) return null;
+    const now = Date.now();
+    this.sql.exec("INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)", init.id, JSON.stringify(init), now, now, init.ttlMs);
+    await this.ctx.storage.setAlarm(now + init.ttlMs);
+    return { ...init, activations: [], createdAt: now, lastUsedAt: now };
+  }
+
+  /** The session, or null if it does not exist (never created, deleted or expired). Marks it used. */
+  get(): SessionState | null {
+    const r = this.row();
+    if (!r) return null;
+    const now = Date.now();
+    this.sql.exec("UPDATE session SET last_used_at = ?", now);
+    return { ...(JSON.parse(r.data) as SessionInit), activations: this.activationNames(), createdAt: r.created_at, lastUsedAt: now };
+  }
+
+  /**
+   * Record a toolSearch: activate `names` not yet loaded (core tools count as loaded), in order,
+   * and log the query. Null if the session does not exist.
+   */
+  activate(names: string[], query: string): Activation | null {
+    const r = this.row();
+    if (!r) return null;
+    const core = new Set((JSON.parse(r.data) as SessionInit).coreTools);
+    const now = Date.now();
+    const loaded: string[] = [];
+    const alreadyLoaded: string[] = [];
+    for (const name of names) {
+      if (core.has(name)) {
+        alreadyLoaded.push(name);
+        continue;
+      }
+      if (this.sql.exec("SELECT 1 FROM activations WHERE name = ?", name).toArray().length) {
+        alreadyLoaded.push(name);
+        continue;
+      }
+      this.sql.exec("INSERT INTO activations (name, at) VALUES (?, ?)", name, now);
+      loaded.push(name);
+    }
+    this.sql.exec("INSERT INTO events (at, query, loaded) VALUES (?, ?, ?)", now, query, JSON.stringify(loaded));
+    this.sql.exec("UPDATE session SET last_used_at = ?", now);
+    return { loaded, alreadyLoaded, activations: this.activationNames() };
+  }
+
+  events(): Array<{ at: number; query: string; loaded: string[] }> {
+    return this.sql
+      .exec<{ at: number; query: string; loaded: string }>("SELECT at, query, loaded FROM events ORDER BY seq")
+      .toArray()
+      .map((e) => ({ at: e.at, query: e.query, loaded: JSON.parse(e.loaded) as string[] }));
+  }
+
+  /** Delete everything this session stored. False if there was nothing. */
+  async remove(): Promise<boolean> {
+    const existed = !!this.row();
+    await this.ctx.storage.deleteAll();
+    this.migrate();
+    return existed;
+  }
+
+  async alarm(): Promise<void> {
+    const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
+    if (!r) return; // already deleted: nothing to do (alarms may fire more than once)
+    const expires = r.last_used_at + r.ttl_ms;
+    if (Date.now() >= expires) await this.remove();
+    else await this.ctx.storage.setAlarm(expires);
+  }
+}
