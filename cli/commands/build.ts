@@ -5,6 +5,7 @@ import { catalogLabel } from "../../worker/core/catalog.ts";
 import { ToolsearchError } from "../../worker/core/errors.ts";
 import { configArg, fmtMs, out, outDirArg, progress } from "../args.ts";
 import { loadConfig } from "../lib/config.ts";
+import { findCatalogFiles, readCatalogFile } from "../lib/files.ts";
 import { publishCatalog } from "../lib/publish.ts";
 
 export default defineCommand({
@@ -19,12 +20,20 @@ export default defineCommand({
     config: configArg,
     out: outDirArg,
     check: { type: "boolean", description: "Build in memory; exit 1 naming what changed if it differs from the committed catalog", default: false },
+    "if-missing": { type: "boolean", description: "Skip the build when a verified catalog of this name@version is already there (npm start uses this)", default: false },
     concurrency: { type: "string", description: "Servers contacted at once", default: "8", valueHint: "n" },
   },
   async run({ args }) {
     const concurrency = Number(args.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new ToolsearchError("bad_request", `--concurrency must be a positive integer, got "${args.concurrency}"`);
     const config = await loadConfig(args.config);
+    if (args["if-missing"] && !args.check) {
+      const [existing] = await findCatalogFiles(args.out, config.name, config.version);
+      if (existing) {
+        const { catalog } = await readCatalogFile(existing);
+        return out(`exists: ${existing} (${catalogLabel(catalog)}, ${catalog.tools.length} tools); not rebuilt`);
+      }
+    }
     progress(`building ${config.name}@${config.version} from ${config.servers.length} server entries (${config.encoding})`);
     const started = Date.now();
     const result = await publishCatalog(config, {

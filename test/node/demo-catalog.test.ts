@@ -1,5 +1,6 @@
 // The committed demo catalog is what 12 real MCP servers from devDependencies list today:
 // `catalog build --check` (the CI guard) passes against it, and it is the size the README says.
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../cli/lib/config.ts";
@@ -19,5 +20,15 @@ describe("demo catalog", () => {
     const result = await publishCatalog(config, { outDir: join(ROOT, "catalogs"), check: true, concurrency: 12 });
     expect(result.status).toBe("checked");
     expect(result.path).toBe(file);
+  });
+});
+
+describe("wrangler.toml", () => {
+  it("pins a committed catalog that verifies", async () => {
+    const toml = await readFile(join(ROOT, "wrangler.toml"), "utf8");
+    const pinned = /^\[vars\][\s\S]*?^CATALOG = "([^"]+)"/m.exec(toml)?.[1];
+    expect(pinned).toMatch(/^[a-z0-9._-]+@\d+\.\d+\.\d+\.[0-9a-f]{12}\.json$/);
+    const { catalog } = await readCatalogFile(join(ROOT, "catalogs", pinned!));
+    expect(pinned).toBe(`${catalog.name}@${catalog.version}.${catalog.hash.slice(0, 12)}.json`);
   });
 });

@@ -24,7 +24,7 @@ export async function call(method: string, path: string, body?: unknown, headers
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json, text };
 }
 
-export async function callWith(vars: Partial<Env>, method: string, path: string, body?: unknown) {
+export async function callWith(vars: Record<string, unknown>, method: string, path: string, body?: unknown) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(request(method, path, body), { ...env, ...vars } as Env, ctx);
   await waitOnExecutionContext(ctx);
