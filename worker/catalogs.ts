@@ -9,7 +9,8 @@ import type { SearchCatalog } from "./core/search.ts";
 
 export interface LoadedCatalog extends SearchCatalog {
   file: string;
-  catalog: Catalog;
+  /** the catalog without its serialized index (restored into `index`, then let go) */
+  catalog: Omit<Catalog, "index">;
   label: string;
   byName: ReadonlyMap<string, CatalogTool>;
   /** ms spent reading + verifying + restoring, for the cold-start benchmark */
@@ -32,15 +33,16 @@ async function read(assets: Fetcher, file: string): Promise<LoadedCatalog> {
   const res = await assets.fetch(new Request(`https://assets.invalid/${encodeURIComponent(file)}`));
   if (res.status === 404) throw new ToolsearchError("catalog_missing", `catalog ${file} is not deployed (no such asset)`);
   if (!res.ok) throw new ToolsearchError("catalog_missing", `catalog ${file} could not be read (asset status ${res.status})`);
-  const text = await res.text();
+  const bytes = new Uint8Array(await res.arrayBuffer());
   let verified;
   try {
-    verified = await verifyCatalog(text);
+    verified = await verifyCatalog(bytes);
   } catch (e) {
     if (e instanceof ToolsearchError) throw new ToolsearchError("catalog_invalid", `catalog ${file} is refused: ${e.message}`);
     throw e;
   }
-  const { catalog, index } = verified;
+  const { catalog: full, index } = verified;
+  const { index: _serialized, ...catalog } = full;
   const named = HASHED_RE.exec(file);
   if (named && named[1] !== catalog.hash.slice(0, 12)) {
     throw new ToolsearchError("catalog_invalid", `catalog ${file} is refused: its name says hash ${named[1]}, its content is ${catalog.hash.slice(0, 12)}`);

@@ -14,7 +14,7 @@ export async function readCatalogFile(path: string): Promise<VerifiedCatalog & {
     throw new ToolsearchError("catalog_missing", `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   try {
-    return { ...(await verifyCatalog(text)), text };
+    return { ...(await verifyCatalog(text, { strict: true })), text };
   } catch (e) {
     if (e instanceof ToolsearchError) throw new ToolsearchError(e.code, `${path}: ${e.message}`);
     throw e;

@@ -21,13 +21,13 @@ export interface FrozenSession {
   coreTools: string[];
 }
 
-function requireTools(catalog: Catalog, names: readonly string[], where: string): void {
+function requireTools(catalog: Pick<Catalog, "name" | "version" | "tools">, names: readonly string[], where: string): void {
   const known = new Set(catalog.tools.map((t) => t.name));
   const missing = names.filter((n) => !known.has(n));
   if (missing.length) throw new ToolsearchError("bad_request", `${where} names tools not in catalog ${catalog.name}@${catalog.version}: ${missing.join(", ")}`);
 }
 
-export function freezeSession(catalog: Catalog, policy: PolicyConfig, req: SessionRequest): FrozenSession {
+export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools">, policy: PolicyConfig, req: SessionRequest): FrozenSession {
   const profile = resolveProfile(policy, req.profile);
   if (profile.subAgent) {
     const tools = profile.tools ?? [];

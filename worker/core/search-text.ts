@@ -7,7 +7,7 @@ import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
 /** Bump `id` whenever tokenize(), the fields or their meaning change. */
 export const INDEX_CONFIG = {
-  id: "toolsearch-words/1",
+  id: "toolsearch-words/2",
   fields: ["name", "server", "description", "params"] as const,
 } as const;
 
@@ -80,5 +80,6 @@ export function createIndex(): AnyOrama {
     IndexField,
     "string"
   >;
-  return create({ schema, components: { tokenizer } }) as unknown as AnyOrama;
+  // no sort index: results are ranked by score only (it would be ~17% of the file)
+  return create({ schema, sort: { enabled: false }, components: { tokenizer } }) as unknown as AnyOrama;
 }

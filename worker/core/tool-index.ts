@@ -1,41 +1,79 @@
-// Build and restore the catalog's Orama index. The saved form is Orama's own RawData with the
-// document store left empty: every indexed document is a pure function of its tool
-// (toolSearchText), so restore() refills it from the catalog's tools instead of storing each
-// text twice. Tools are inserted in catalog order, so internal id i+1 is tools[i].
+// Build and restore the catalog's Orama index. The saved form is Orama's own save() RawData,
+// made compact for the file and for the Worker's cold start; restore() undoes each change:
+// - the document store is left empty, saved and restored: ranking (search.ts) reads only the
+//   index, and each indexed document is a pure function of its tool anyway (toolSearchText);
+// - the internal-id table is dropped: tools are inserted in catalog order, so id i+1 is tools[i];
+// - `frequencies` hold integer term counts instead of Orama's count/fieldLength floats
+//   (restore divides again, giving the identical doubles).
 
 import { insertMultiple, load, save, count, type AnyOrama, type RawData } from "@orama/orama";
-import { createIndex, toolSearchText, type SearchableTool } from "./search-text.ts";
+import { createIndex, INDEX_CONFIG, tokenize, toolSearchText, type SearchableTool } from "./search-text.ts";
 
-export type SavedIndex = RawData & { docs: { docs: Record<string, never>; count: number } };
+type Frequencies = Record<string, Record<string, Record<string, number> | undefined>>;
+interface OramaIndex {
+  frequencies: Frequencies;
+  fieldLengths: Record<string, Record<string, number | undefined>>;
+  [key: string]: unknown;
+}
+export interface SavedIndex {
+  index: OramaIndex;
+  sorting: unknown;
+  pinning: unknown;
+  language: string;
+  documents: number;
+}
+
+function mapFrequencies(index: OramaIndex, fn: (value: number, length: number) => number): Frequencies {
+  const out: Frequencies = {};
+  for (const field of INDEX_CONFIG.fields) {
+    const perDoc = index.frequencies[field] ?? {};
+    const lengths = index.fieldLengths[field] ?? {};
+    const next: Record<string, Record<string, number>> = {};
+    for (const [id, terms] of Object.entries(perDoc)) {
+      if (!terms) continue;
+      const len = lengths[id] ?? 0;
+      const t: Record<string, number> = {};
+      for (const [term, value] of Object.entries(terms)) t[term] = fn(value, len);
+      next[id] = t;
+    }
+    out[field] = next;
+  }
+  return out;
+}
 
 export function buildIndex(tools: readonly SearchableTool[]): SavedIndex {
   const db = createIndex();
   // insertMultiple is synchronous with no async hooks or components (none are configured)
   void insertMultiple(db, tools.map(toolSearchText), 1_000_000);
-  const raw = save(db) as SavedIndex;
-  return { ...raw, docs: { docs: {}, count: (raw.docs as { count: number }).count } };
+  const raw = save(db) as unknown as { index: OramaIndex; sorting: unknown; pinning: unknown; language: string };
+  const index = { ...raw.index, frequencies: mapFrequencies(raw.index, (tf, len) => Math.round(tf * len)) };
+  return { index, sorting: raw.sorting, pinning: raw.pinning, language: raw.language, documents: tools.length };
 }
 
 /** Restore a saved index; throws a plain Error with the reason when it does not fit the tools. */
 export function restoreIndex(saved: unknown, tools: readonly SearchableTool[]): AnyOrama {
-  const raw = saved as SavedIndex;
-  const ids = (raw as { internalDocumentIDStore?: { internalIdToId?: unknown } })
-    ?.internalDocumentIDStore?.internalIdToId;
-  if (!Array.isArray(ids) || !raw.index || !raw.docs) {
-    throw new Error("index is not an Orama save() object");
+  const s = saved as SavedIndex;
+  if (!s || typeof s !== "object" || !s.index || typeof s.index !== "object" || !s.index.frequencies || !s.index.fieldLengths) {
+    throw new Error("index is not a saved toolsearch/Orama index");
   }
-  if (ids.length !== tools.length || raw.docs.count !== tools.length) {
-    throw new Error(`index holds ${ids.length} documents for ${tools.length} tools`);
+  if (s.documents !== tools.length) throw new Error(`index holds ${s.documents} documents for ${tools.length} tools`);
+  // ids are positional: spot-check that sampled documents have the lengths their tools give
+  const lengths = s.index.fieldLengths.name ?? {};
+  for (let i = 0; i < tools.length; i += Math.max(1, Math.floor(tools.length / 64))) {
+    const expected = tokenize(toolSearchText(tools[i]!).name).length;
+    if (lengths[i + 1] !== expected) throw new Error(`index document ${i + 1} does not match tool "${tools[i]!.name}"`);
   }
-  for (let i = 0; i < tools.length; i++) {
-    if (ids[i] !== tools[i]!.name) {
-      throw new Error(`index document ${i + 1} is "${String(ids[i])}", expected "${tools[i]!.name}"`);
-    }
-  }
-  const docs: Record<number, unknown> = {};
-  tools.forEach((tool, i) => (docs[i + 1] = toolSearchText(tool)));
+  const raw = {
+    internalDocumentIDStore: { internalIdToId: tools.map((t) => t.name) },
+    index: { ...s.index, frequencies: mapFrequencies(s.index, (n, len) => (len ? n / len : 0)) },
+    // ranking reads the index alone (search.ts); stored documents would only cost memory
+    docs: { docs: {}, count: tools.length },
+    sorting: s.sorting,
+    pinning: s.pinning,
+    language: s.language,
+  };
   const db = createIndex();
-  load(db, { ...raw, docs: { docs, count: tools.length } } as RawData);
+  load(db, raw as unknown as RawData);
   if (count(db) !== tools.length) throw new Error("index restore lost documents");
   return db;
 }

@@ -29,7 +29,7 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
 
 async function health(c: RouteContext): Promise<Response> {
   const cat = await loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
-  return json({ ok: true, catalog: cat.label, tools: cat.catalog.tools.length });
+  return json({ ok: true, catalog: cat.label, tools: cat.catalog.tools.length, catalogLoadMs: cat.loadMs });
 }
 
 export const catalogRoutes = [route("GET", "/v1/catalog", catalogInfo), route("GET", "/healthz", health)];

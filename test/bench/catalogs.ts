@@ -1,0 +1,58 @@
+// Benchmark catalogs, built by the real `catalog build` library: the demo catalog (committed),
+// the combined eval catalog (3,004 tools from ../shared/eval/data/all-tools.jsonl) and a
+// 10,000-tool catalog generated deterministically from the eval tools (renamed copies across
+// synthetic servers). Written to test/bench/.catalogs/ (not committed; rebuilt when missing).
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { buildCatalog } from "../../cli/lib/build.ts";
+import { parseConfig } from "../../cli/lib/config.ts";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const BENCH_CATALOGS = join(ROOT, "test/bench/.catalogs");
+const ALL_TOOLS = resolve(ROOT, "../shared/eval/data/all-tools.jsonl");
+
+export interface BenchCatalog {
+  label: string;
+  file: string;
+  tools: number;
+}
+
+async function buildFrom(name: string, rowsFile: string): Promise<string> {
+  const config = parseConfig({ name, version: "1.0.0", mcpServers: { eval: { tools: rowsFile } } }, BENCH_CATALOGS);
+  const { text, fileName } = await buildCatalog(config);
+  await writeFile(join(BENCH_CATALOGS, fileName), text);
+  return fileName;
+}
+
+/** 10,000 tools: the eval tools in file order, copy k of each on server `<server>-m<k>`. */
+export async function generate10k(): Promise<string> {
+  const rows = (await readFile(ALL_TOOLS, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { server: string });
+  const out: string[] = [];
+  for (let i = 0; i < 10_000; i++) {
+    const row = rows[i % rows.length]!;
+    const copy = Math.floor(i / rows.length);
+    out.push(JSON.stringify(copy === 0 ? row : { ...row, server: `${row.server}-m${copy}` }));
+  }
+  const file = join(BENCH_CATALOGS, "tools-10k.jsonl");
+  await writeFile(file, `${out.join("\n")}\n`);
+  return file;
+}
+
+export async function benchCatalogs(): Promise<BenchCatalog[]> {
+  await mkdir(BENCH_CATALOGS, { recursive: true });
+  const have = await readdir(BENCH_CATALOGS);
+  const find = (prefix: string) => have.find((f) => f.startsWith(prefix) && f.endsWith(".json"));
+  const demo = (await readdir(join(ROOT, "catalogs"))).find((f) => f.startsWith("demo@"))!;
+  if (!existsSync(join(BENCH_CATALOGS, demo))) await copyFile(join(ROOT, "catalogs", demo), join(BENCH_CATALOGS, demo));
+  const evalFile = find("eval3004@") ?? (await buildFrom("eval3004", ALL_TOOLS));
+  const tenK = find("synthetic10k@") ?? (await buildFrom("synthetic10k", await generate10k()));
+  const count = async (f: string) => (JSON.parse(await readFile(join(BENCH_CATALOGS, f), "utf8")) as { tools: unknown[] }).tools.length;
+  return [
+    { label: "demo", file: demo, tools: await count(demo) },
+    { label: "eval (3,004)", file: evalFile, tools: await count(evalFile) },
+    { label: "synthetic (10,000)", file: tenK, tools: await count(tenK) },
+  ];
+}
+
+if (import.meta.main) console.log(await benchCatalogs());
