@@ -7,11 +7,12 @@ import { labelFromFile, loadCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import { json, type Route, type RouteContext } from "./http.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
+import { healthRoutes } from "./routes/health.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
 export { SessionDO } from "./session.ts";
 
-const routes: Route[] = [...catalogRoutes, ...sessionRoutes];
+const routes: Route[] = [...healthRoutes, ...catalogRoutes, ...sessionRoutes];
 
 function match(method: string, path: string): { route: Route; params: Record<string, string> } | "wrong-method" | null {
   let pathMatched = false;

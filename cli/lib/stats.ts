@@ -2,7 +2,7 @@
 // deferred prompt (the names section + toolSearch + always-loaded core tools), tokenized exactly
 // with the catalog's own encoding, plus tools per server and the largest tools.
 
-import type { Catalog } from "../../worker/core/catalog.ts";
+import type { Catalog, Encoding } from "../../worker/core/catalog.ts";
 import { deferredSection, openaiTool, promptTools, toolsBytes, type ToolDefinition } from "../../worker/core/prompt.ts";
 import { deferredNames } from "./diff.ts";
 import { tokenCounter } from "./tokens.ts";
@@ -29,8 +29,9 @@ export interface CatalogStats {
 
 const def = (t: Catalog["tools"][number]): ToolDefinition => ({ name: t.name, description: t.description, inputSchema: t.inputSchema });
 
-export async function catalogStats(catalog: Catalog): Promise<CatalogStats> {
-  const count = await tokenCounter(catalog.build.encoding);
+/** Token figures with the catalog's own encoding, or another one (`encoding`) for comparison. */
+export async function catalogStats(catalog: Catalog, encoding: Encoding = catalog.build.encoding): Promise<CatalogStats> {
+  const count = await tokenCounter(encoding);
   const core = catalog.tools.filter((t) => t.alwaysLoad).map(def);
   const names = deferredNames(catalog);
   const full = count(toolsBytes(catalog.tools.map((t) => openaiTool(def(t)))));
@@ -41,7 +42,7 @@ export async function catalogStats(catalog: Catalog): Promise<CatalogStats> {
     name: catalog.name,
     version: catalog.version,
     hash: catalog.hash,
-    encoding: catalog.build.encoding,
+    encoding,
     tools: catalog.tools.length,
     servers: catalog.servers.length,
     perServer: catalog.servers.map((s) => ({ name: s.name, tools: s.tools, transport: s.transport })),

@@ -10,6 +10,8 @@ import { parseConfig } from "../../cli/lib/config.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const BENCH_CATALOGS = join(ROOT, "test/bench/.catalogs");
+/** wrangler configs, their local state and generated inputs: outside the assets directory */
+export const BENCH_WORK = join(ROOT, "test/bench/.work");
 const ALL_TOOLS = resolve(ROOT, "../shared/eval/data/all-tools.jsonl");
 
 export interface BenchCatalog {
@@ -34,7 +36,8 @@ export async function generate10k(): Promise<string> {
     const copy = Math.floor(i / rows.length);
     out.push(JSON.stringify(copy === 0 ? row : { ...row, server: `${row.server}-m${copy}` }));
   }
-  const file = join(BENCH_CATALOGS, "tools-10k.jsonl");
+  await mkdir(BENCH_WORK, { recursive: true });
+  const file = join(BENCH_WORK, "tools-10k.jsonl");
   await writeFile(file, `${out.join("\n")}\n`);
   return file;
 }

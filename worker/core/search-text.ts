@@ -5,6 +5,15 @@
 
 import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
+/**
+ * Query words that carry no meaning for tool choice. Dropped from queries (when other words
+ * remain), not from the index: they match most tools, so scoring them costs the most time
+ * (a posting list per field) for almost no BM25 weight.
+ */
+export const STOP_WORDS = new Set(
+  "a an and are as at be by for from has have i if in into is it its me my of on or our please so that the their them then there these this those to was we were what when where which while will with you your".split(" "),
+);
+
 /** Bump `id` whenever tokenize(), the fields or their meaning change. */
 export const INDEX_CONFIG = {
   id: "toolsearch-words/2",

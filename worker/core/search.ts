@@ -5,7 +5,7 @@
 
 import type { AnyOrama } from "@orama/orama";
 import type { CatalogTool } from "./catalog.ts";
-import { INDEX_CONFIG, RANKING, tokenize } from "./search-text.ts";
+import { INDEX_CONFIG, RANKING, STOP_WORDS, tokenize } from "./search-text.ts";
 
 export const MAX_QUERY = 1000;
 export const MAX_SELECT = 20;
@@ -46,7 +46,9 @@ export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
     else if (w.startsWith("+") && w.length > 1) required.push(...tokenize(w.slice(1)));
     else rest.push(w);
   }
-  const terms = tokenize(rest.join(" "));
+  const tokens = tokenize(rest.join(" "));
+  const meaningful = tokens.filter((w) => !STOP_WORDS.has(w));
+  const terms = meaningful.length ? meaningful : tokens;
   if (!terms.length && !required.length && server === undefined) return { kind: "error", message: "Error: query has no searchable words." };
   return { kind: "keywords", terms: [...terms, ...required], required, server };
 }

@@ -1,4 +1,4 @@
-// GET /v1/catalog (the pinned catalog: servers, tool count, token figures) and GET /healthz.
+// GET /v1/catalog: the pinned catalog's name, version, hash, servers, tool count and token sums.
 
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../config.ts";
@@ -27,9 +27,4 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
   });
 }
 
-async function health(c: RouteContext): Promise<Response> {
-  const cat = await loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
-  return json({ ok: true, catalog: cat.label, tools: cat.catalog.tools.length, catalogLoadMs: cat.loadMs });
-}
-
-export const catalogRoutes = [route("GET", "/v1/catalog", catalogInfo), route("GET", "/healthz", health)];
+export const catalogRoutes = [route("GET", "/v1/catalog", catalogInfo)];

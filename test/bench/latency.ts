@@ -1,0 +1,64 @@
+// toolSearch latency over HTTP on 127.0.0.1 against the real Worker in wrangler dev: `select:` and
+// keyword searches against /healthz (the cheapest route of the same Worker), p50/p99 over N
+// sequential requests per point, per catalog size.
+import { join } from "node:path";
+import { BENCH_CATALOGS, BENCH_WORK, ROOT, type BenchCatalog } from "./catalogs.ts";
+import { wranglerDev } from "./wrangler-dev.ts";
+
+export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+
+const KEYWORDS = ["create issue github", "take a screenshot of the page", "stock price today", "weather forecast for a city", "send an email", "list files in directory", "search the web for news", "convert currency rates"];
+
+export interface LatencyRow {
+  catalog: string;
+  tools: number;
+  route: string;
+  p50: number;
+  p99: number;
+}
+
+export function workerToml(catalogFile: string): string {
+  const main = join(ROOT, "worker/index.ts");
+  return `name = "toolsearch-bench"\nmain = "${main}"\ncompatibility_date = "2026-11-01"\n[assets]\ndirectory = "${BENCH_CATALOGS}"\nbinding = "ASSETS"\nrun_worker_first = true\n[vars]\nCATALOG = "${catalogFile}"\nSESSION_TTL_SECONDS = "604800"\n[[durable_objects.bindings]]\nname = "SESSIONS"\nclass_name = "SessionDO"\n[[migrations]]\ntag = "v1"\nnew_sqlite_classes = ["SessionDO"]\n`;
+}
+
+async function measure(n: number, send: (i: number) => Promise<Response>): Promise<{ p50: number; p99: number }> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const r = await send(i);
+    await r.arrayBuffer();
+    if (!r.ok) throw new Error(`status ${r.status}`);
+    ms.push(performance.now() - t);
+  }
+  return { p50: pct(ms, 50), p99: pct(ms, 99) };
+}
+
+export async function latency(catalogs: BenchCatalog[], n = 2000): Promise<LatencyRow[]> {
+  const rows: LatencyRow[] = [];
+  for (const c of catalogs) {
+    const dev = await wranglerDev(workerToml(c.file), join(BENCH_WORK, "wrangler.latency.toml"));
+    try {
+      const post = (path: string, body: unknown) => fetch(`${dev.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const session = (await (await post("/v1/sessions", { model: "gpt-5", deferral: "on" })).json()) as { id: string };
+      const names = ((await (await fetch(`${dev.url}/v1/catalog`)).json()) as { tools: number }) && (await loadNames(c));
+      await measure(50, () => fetch(`${dev.url}/healthz`)); // warm up
+      const noop = await measure(n, () => fetch(`${dev.url}/healthz`));
+      const select = await measure(n, (i) => post(`/v1/sessions/${session.id}/tool-search`, { query: `select:${names[i % names.length]}` }));
+      const keyword = await measure(n, (i) => post(`/v1/sessions/${session.id}/tool-search`, { query: KEYWORDS[i % KEYWORDS.length] }));
+      for (const [route, m] of [["GET /healthz (no-op)", noop], ["tool-search select:", select], ["tool-search keywords", keyword]] as const) {
+        rows.push({ catalog: c.label, tools: c.tools, route, p50: m.p50, p99: m.p99 });
+      }
+      console.error(`latency: ${c.label} done`);
+    } finally {
+      await dev.stop();
+    }
+  }
+  return rows;
+}
+
+async function loadNames(c: BenchCatalog): Promise<string[]> {
+  const { readFile } = await import("node:fs/promises");
+  const cat = JSON.parse(await readFile(join(BENCH_CATALOGS, c.file), "utf8")) as { tools: Array<{ name: string }> };
+  return cat.tools.map((t) => t.name);
+}

@@ -1,0 +1,88 @@
+// `npm run bench`: every benchmark on this machine, written to test/bench/RESULTS.md with the
+// machine, versions and date. Not part of `npm test`. Figures are medians/percentiles of one run;
+// compare rows within a table (same run), not across machines.
+import { execFileSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { readCatalogFile } from "../../cli/lib/files.ts";
+import { catalogStats } from "../../cli/lib/stats.ts";
+import { buildTimes } from "./build-time.ts";
+import { BENCH_CATALOGS, benchCatalogs, ROOT } from "./catalogs.ts";
+import { coldStart } from "./cold-start.ts";
+import { latency } from "./latency.ts";
+import { throughput } from "./throughput.ts";
+
+const f = (n: number, d = 1) => n.toFixed(d);
+const table = (head: string[], rows: Array<Array<string | number>>) =>
+  [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+
+async function main() {
+  const only = process.argv[2];
+  const catalogs = await benchCatalogs();
+  const workerd = execFileSync(join(ROOT, "node_modules/.bin/workerd"), ["--version"]).toString().trim();
+  const wrangler = JSON.parse(await readFile(join(ROOT, "node_modules/wrangler/package.json"), "utf8")).version;
+  const out: string[] = [
+    "# Benchmark results",
+    "",
+    `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, ${f(totalmem() / 2 ** 30, 0)} GiB. Node ${process.version}, ${workerd}, wrangler ${wrangler}. Date: ${new Date().toISOString().slice(0, 10)}.`,
+    "Produced by `npm run bench` (test/bench/run.ts). The machine is shared and noisy: compare rows of one table, not runs.",
+    "",
+  ];
+
+  if (!only || only === "tokens") {
+    const rows = [];
+    for (const c of catalogs) {
+      const { catalog } = await readCatalogFile(join(BENCH_CATALOGS, c.file));
+      for (const encoding of ["o200k_base", "cl100k_base"] as const) {
+        const s = await catalogStats(catalog, encoding);
+        rows.push([c.label, encoding, c.tools, s.tokens.full, s.tokens.deferred, `${f(s.tokens.ratio * 100, 2)}%`, f(s.tokens.perDeferredTool, 1), f(s.tokens.deferred / c.tools, 1)]);
+      }
+    }
+    out.push("## 1. Context tokens", "", "Full injection: every tool in OpenAI `tools` form. Deferred prompt: names section + `toolSearch` + core tools. From `catalog stats` (js-tiktoken). Targets: deferred <= 2% of full at 3,004 tools; under 40 tokens per deferred tool at any size.", "");
+    out.push(table(["catalog", "encoding", "tools", "full injection", "deferred prompt", "deferred / full", "names section per tool", "deferred per tool"], rows), "");
+  }
+
+  if (!only || only === "cold") {
+    const rows = await coldStart(catalogs);
+    out.push("## 2. Cold start and memory", "", "In workerd (wrangler dev), median request latency minus a no-op route: reading the catalog asset, `JSON.parse` of its bytes, the Worker's full load (hash check + parse + index restore), and rebuilding the index with `insertMultiple` instead. Heap: retained V8 heap after a load (Node, same objects).", "");
+    out.push(
+      table(
+        ["catalog", "tools", "file MiB", "asset read ms", "JSON.parse ms", "full load ms", "load / parse", "rebuild index ms", "heap MiB"],
+        rows.map((r) => [r.catalog, r.tools, f(r.fileMiB, 2), f(r.readMs), f(r.parseMs), f(r.loadMs), f(r.loadMs / r.parseMs, 2), f(r.rebuildMs, 0), f(r.heapMiB)]),
+      ),
+      "",
+      "Targets at 10,000 tools: load under 1 s, at most 3 x JSON.parse, heap under 64 MiB.",
+      "",
+    );
+  }
+
+  if (!only || only === "latency") {
+    const n = Number(process.env.BENCH_REQUESTS ?? 2000);
+    const rows = await latency(catalogs, n);
+    out.push("## 3. toolSearch latency", "", `HTTP on 127.0.0.1 to the Worker in wrangler dev, ${n} sequential requests per row. Each tool-search is two Durable Object calls (read the session, record the activation) plus the ranking.`, "");
+    out.push(table(["catalog", "tools", "route", "p50 ms", "p99 ms"], rows.map((r) => [r.catalog, r.tools, r.route, f(r.p50), f(r.p99)])), "");
+  }
+
+  if (!only || only === "build") {
+    const b = await buildTimes();
+    out.push("## 5. Build", "", "`catalog build` of the demo catalog from its 12 stdio servers (concurrency 16) against each server's connect-and-list time alone.", "");
+    out.push(table(["server", "tools", "alone ms"], b.servers.map((s) => [s.name, s.tools, f(s.ms, 0)])), "");
+    out.push(`Whole build: ${f(b.totalMs, 0)} ms for ${b.tools} tools (${f(b.bytes / 1024, 0)} KiB); slowest server alone: ${b.slowest.name}, ${f(b.slowest.ms, 0)} ms; ratio ${f(b.totalMs / b.slowest.ms, 2)} (target <= 1.5).`, "");
+  }
+
+  if (!only || only === "load") {
+    const demo = catalogs[0]!;
+    const t = await throughput(demo);
+    out.push("## 4. Throughput under load", "", `autocannon, 50 connections, 30 s, on the ${demo.label} catalog: the no-op route, then a mix over 1,000 pre-created sessions (10% session creation, 40% \`select:\`, 30% keyword search, 20% prompt fetch).`, "");
+    out.push(table(["load", "requests", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx"], t.rows.map((r) => [r.load, r.requests, f(r.rps, 0), f(r.p50), f(r.p99), r.errors, r.non2xx])), "");
+    out.push(`After the run: ${t.checked - t.lost} of ${t.checked} sessions hold exactly the activations their requests reported as loaded (${t.lost} lost or extra).`, "");
+  }
+  if (only) return console.log(out.join("\n")); // one section: printed, RESULTS.md left whole
+  const path = join(ROOT, "test/bench/RESULTS.md");
+  await writeFile(path, `${out.join("\n")}\n`);
+  console.log(`wrote ${path}`);
+}
+
+await main();
+process.exit(0);
