@@ -28,12 +28,29 @@ function stub(env: Env, id: string): DurableObjectStub<SessionDO> {
 async function requireSession(c: RouteContext): Promise<{ state: SessionState; stub: DurableObjectStub<SessionDO> }> {
   const s = stub(c.env, c.params.id!);
   const state = (await s.get()) as SessionState | null;
-  if (!state) throw new ToolsearchError("not_found", `session ${c.params.id} does not exist`);
+  if (!state) {
+    frozenCache.delete(c.params.id!);
+    throw new ToolsearchError("not_found", `session ${c.params.id} does not exist`);
+  }
+  remember(state);
   return { state, stub: s };
 }
 
+// A session's frozen fields never change, so an isolate may keep them: toolSearch then needs one
+// Durable Object call (record the activation) instead of two. Activations are never cached.
+type Frozen = Omit<SessionState, "activations" | "lastUsedAt">;
+const frozenCache = new Map<string, Frozen>();
+const FROZEN_CACHE_MAX = 10_000;
+
+function remember(state: SessionState): Frozen {
+  const { activations: _a, lastUsedAt: _l, ...frozen } = state;
+  if (frozenCache.size >= FROZEN_CACHE_MAX) frozenCache.delete(frozenCache.keys().next().value!);
+  frozenCache.set(state.id, frozen);
+  return frozen;
+}
+
 /** The catalog a session started with; 409 if that catalog is no longer deployed. */
-async function sessionCatalog(c: RouteContext, state: SessionState): Promise<LoadedCatalog> {
+async function sessionCatalog(c: RouteContext, state: Pick<SessionState, "id" | "catalogFile" | "catalogHash">): Promise<LoadedCatalog> {
   const pinned = settings(c.env).catalogFile;
   let cat: LoadedCatalog;
   try {
@@ -87,6 +104,7 @@ async function create(c: RouteContext): Promise<Response> {
   const id = newSessionId();
   const state = await stub(c.env, id).create({ id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, ...frozen });
   if (!state) throw new ToolsearchError("conflict", "session id collision; retry");
+  remember(state);
   const prompt = await promptFor(cat, state, "openai");
   return json({ id, mode: state.mode, reason: state.reason, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
 }
@@ -109,7 +127,8 @@ async function toolSearch(c: RouteContext): Promise<Response> {
   const body = await readJson(c.request);
   const { query, limit, ...rest } = body;
   if (Object.keys(rest).length) throw new ToolsearchError("bad_request", `unknown field "${Object.keys(rest)[0]}"`);
-  const { state, stub: s } = await requireSession(c);
+  const cached = frozenCache.get(c.params.id!);
+  const { state, stub: s } = cached ? { state: cached, stub: stub(c.env, cached.id) } : await requireSession(c);
   const cat = await sessionCatalog(c, state);
   // bad queries are answers for the model (HTTP 200 with the error in `result`), not HTTP errors
   const parsed = parseQuery(query, limit);
@@ -119,13 +138,17 @@ async function toolSearch(c: RouteContext): Promise<Response> {
   const outcome = runSearch(cat, parsed, (limit as number | undefined) ?? DEFAULT_LIMIT);
   const names = outcome.kind === "select" ? outcome.found.map((t) => t.name) : outcome.kind === "keywords" ? outcome.matches.map((m) => m.name) : [];
   const activation = outcome.kind === "error" ? { loaded: [], alreadyLoaded: [] } : await s.activate(names, String(query));
-  if (!activation) throw new ToolsearchError("not_found", `session ${state.id} does not exist`);
+  if (!activation) {
+    frozenCache.delete(state.id);
+    throw new ToolsearchError("not_found", `session ${state.id} does not exist`);
+  }
   const matches = outcome.kind === "keywords" ? outcome.matches : outcome.kind === "select" ? outcome.found.map((t) => ({ name: t.name, description: t.description, score: 1 })) : [];
   const result = formatResult(outcome, activation.loaded, activation.alreadyLoaded, typeof query === "string" ? query : "");
   return json({ result, loaded: activation.loaded, alreadyLoaded: activation.alreadyLoaded, matches });
 }
 
 async function remove(c: RouteContext): Promise<Response> {
+  frozenCache.delete(c.params.id!);
   const existed = await stub(c.env, c.params.id!).remove();
   if (!existed) throw new ToolsearchError("not_found", `session ${c.params.id} does not exist`);
   return new Response(null, { status: 204 });
