@@ -13,6 +13,8 @@ const main = defineCommand({
     verify: () => import("./commands/verify.ts").then((m) => m.default),
     stats: () => import("./commands/stats.ts").then((m) => m.default),
     diff: () => import("./commands/diff.ts").then((m) => m.default),
+    search: () => import("./commands/search.ts").then((m) => m.default),
+    eval: () => import("./commands/eval.ts").then((m) => m.default),
   },
 });
 

@@ -5,7 +5,7 @@
 
 import { catalogLabel, verifyCatalog, type Catalog, type CatalogTool } from "./core/catalog.ts";
 import { ToolsearchError } from "./core/errors.ts";
-import type { SearchCatalog } from "./core/search.ts";
+import { searchCatalog, type SearchCatalog } from "./core/search.ts";
 
 export interface LoadedCatalog extends SearchCatalog {
   file: string;
@@ -47,8 +47,7 @@ async function read(assets: Fetcher, file: string): Promise<LoadedCatalog> {
   if (named && named[1] !== catalog.hash.slice(0, 12)) {
     throw new ToolsearchError("catalog_invalid", `catalog ${file} is refused: its name says hash ${named[1]}, its content is ${catalog.hash.slice(0, 12)}`);
   }
-  const byName = new Map(catalog.tools.map((t) => [t.name, t]));
-  return { file, catalog, index, tools: catalog.tools, byName, label: catalogLabel(catalog), loadMs: Date.now() - started };
+  return { file, catalog, ...searchCatalog(catalog.tools, index), label: catalogLabel(catalog), loadMs: Date.now() - started };
 }
 
 export function loadCatalog(assets: Fetcher, file: string): Promise<LoadedCatalog> {

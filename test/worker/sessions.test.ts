@@ -101,6 +101,15 @@ describe("toolSearch", () => {
     expect(listing.body.result).toContain("All tools of this server");
   });
 
+  it("words that name Object.prototype members are ordinary words", async () => {
+    const s = await newSession();
+    for (const q of ["constructor", "__proto__ toString", "hasOwnProperty valueOf order"]) {
+      const r = await search(s.id, q);
+      expect(r.status, q).toBe(200);
+      expect(Array.isArray(r.body.matches)).toBe(true);
+    }
+  });
+
   it("bad queries are errors for the model, with HTTP 200", async () => {
     const s = await newSession();
     for (const [query, limit, text] of [

@@ -18,6 +18,18 @@ export interface SearchCatalog {
   index: AnyOrama;
 }
 
+export function searchCatalog(tools: readonly CatalogTool[], index: AnyOrama): SearchCatalog {
+  return { tools, byName: new Map(tools.map((t) => [t.name, t])), index };
+}
+
+/** Rank a query the way toolSearch does and return the best `k` names (eval, CLI). */
+export function rankNames(cat: SearchCatalog, query: string, k: number): string[] {
+  const outcome = runSearch(cat, parseQuery(query, undefined), k);
+  if (outcome.kind === "keywords") return outcome.matches.map((m) => m.name);
+  if (outcome.kind === "select") return outcome.found.map((t) => t.name).slice(0, k);
+  return [];
+}
+
 export type ParsedQuery =
   | { kind: "error"; message: string }
   | { kind: "select"; names: string[] }
@@ -62,6 +74,10 @@ interface IndexData {
   avgFieldLength: Record<string, number>;
 }
 
+function own<T>(obj: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
 /** BM25 over whole-word matches (Orama's own search expands every word as a prefix). */
 export function rankKeywords(cat: SearchCatalog, terms: readonly string[], required: readonly string[] = []): Map<string, number> {
   const db = cat.index as unknown as { data: { index: IndexData }; internalDocumentIDStore: { internalIdToId: string[] } };
@@ -72,14 +88,16 @@ export function rankKeywords(cat: SearchCatalog, terms: readonly string[], requi
   for (const term of new Set(terms)) {
     const docs = new Set<number>();
     for (const field of INDEX_CONFIG.fields) {
-      const ids = data.indexes[field]!.node.find({ term, exact: true })[term];
+      // own() everywhere: a query word like "constructor" must not read Object.prototype
+      const ids = own(data.indexes[field]!.node.find({ term, exact: true }), term);
       if (!ids) continue;
-      const df = data.tokenOccurrences[field]![term] ?? 0;
+      const df = own(data.tokenOccurrences[field]!, term) ?? 0;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       const avg = data.avgFieldLength[field] || 1;
       for (const id of ids) {
         const len = data.fieldLengths[field]![id] ?? 0;
-        const tf = (data.frequencies[field]![id]?.[term] ?? 0) * len; // Orama stores count/len
+        const terms = data.frequencies[field]![id];
+        const tf = (terms ? (own(terms, term) ?? 0) : 0) * len; // Orama stores count/len
         const s = (idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1 * (1 - RANKING.b + (RANKING.b * len) / avg));
         scores.set(id, (scores.get(id) ?? 0) + s * RANKING.boost[field]!);
         docs.add(id);
