@@ -3,10 +3,11 @@
 // 10,000-tool catalog generated deterministically from the eval tools (renamed copies across
 // synthetic servers). Written to test/bench/.catalogs/ (not committed; rebuilt when missing).
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { buildCatalog } from "../../cli/lib/build.ts";
 import { parseConfig } from "../../cli/lib/config.ts";
+import { readCatalogFile } from "../../cli/lib/files.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const BENCH_CATALOGS = join(ROOT, "test/bench/.catalogs");
@@ -42,14 +43,35 @@ export async function generate10k(): Promise<string> {
   return file;
 }
 
+/** A bench catalog built from `source` (recorded rows), rebuilt when missing or unreadable (e.g. older index format). */
+async function ensure(name: string, source: () => Promise<string>): Promise<string> {
+  const have = (await readdir(BENCH_CATALOGS)).filter((f) => f.startsWith(`${name}@`) && f.endsWith(".json"));
+  for (const f of have) {
+    const ok = await readCatalogFile(join(BENCH_CATALOGS, f)).then(() => true, () => false);
+    if (ok) return f;
+    await rm(join(BENCH_CATALOGS, f));
+  }
+  return buildFrom(name, await source());
+}
+
+export const EVAL_DATA = resolve(ROOT, "../shared/eval/data");
+
+/** The search-quality catalogs: LiveMCPBench, ToolBench and both combined. */
+export async function evalCatalogs(): Promise<Record<"livemcpbench" | "toolbench" | "combined", string>> {
+  await mkdir(BENCH_CATALOGS, { recursive: true });
+  return {
+    livemcpbench: await ensure("livemcpbench", async () => join(EVAL_DATA, "livemcpbench/tools.jsonl")),
+    toolbench: await ensure("toolbench", async () => join(EVAL_DATA, "toolbench/tools.jsonl")),
+    combined: await ensure("eval3004", async () => ALL_TOOLS),
+  };
+}
+
 export async function benchCatalogs(): Promise<BenchCatalog[]> {
   await mkdir(BENCH_CATALOGS, { recursive: true });
-  const have = await readdir(BENCH_CATALOGS);
-  const find = (prefix: string) => have.find((f) => f.startsWith(prefix) && f.endsWith(".json"));
   const demo = (await readdir(join(ROOT, "catalogs"))).find((f) => f.startsWith("demo@"))!;
   if (!existsSync(join(BENCH_CATALOGS, demo))) await copyFile(join(ROOT, "catalogs", demo), join(BENCH_CATALOGS, demo));
-  const evalFile = find("eval3004@") ?? (await buildFrom("eval3004", ALL_TOOLS));
-  const tenK = find("synthetic10k@") ?? (await buildFrom("synthetic10k", await generate10k()));
+  const evalFile = (await evalCatalogs()).combined;
+  const tenK = await ensure("synthetic10k", generate10k);
   const count = async (f: string) => (JSON.parse(await readFile(join(BENCH_CATALOGS, f), "utf8")) as { tools: unknown[] }).tools.length;
   return [
     { label: "demo", file: demo, tools: await count(demo) },

@@ -2,11 +2,11 @@
 // and the rule that worker/ never reaches for node:* or cli/.
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { search } from "@orama/orama";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { EXPOSED_NAME_RE } from "../../worker/core/catalog.ts";
 import { assignExposedNames, exposedName } from "../../worker/core/names.ts";
+import { rankKeywords, searchCatalog } from "../../worker/core/search.ts";
 import { splitIdentifier, tokenize } from "../../worker/core/search-text.ts";
 import { buildIndex, restoreIndex } from "../../worker/core/tool-index.ts";
 import { ROOT } from "./helpers.ts";
@@ -71,8 +71,8 @@ describe("search text and index", () => {
     }));
     const saved = JSON.parse(JSON.stringify(buildIndex(tools)));
     const db = restoreIndex(saved, tools);
-    const hits = search(db, { term: "screenshot" }) as { hits: Array<{ id: string }> };
-    expect(hits.hits.map((h) => h.id)).toEqual(["mcp__t__take_screenshot"]);
+    const ranked = rankKeywords(searchCatalog(tools.map((t) => ({ ...t, tokens: { definition: 1, name: 1 } })), db), ["screenshot"]);
+    expect([...ranked.keys()]).toEqual(["mcp__t__take_screenshot"]);
     expect(() => restoreIndex(saved, tools.slice(1))).toThrow("index holds 3 documents for 2 tools");
     expect(() => restoreIndex(saved, [tools[1]!, tools[0]!, tools[2]!])).toThrow('index document 1 does not match tool "mcp__t__list_pull_requests"');
   });

@@ -97,7 +97,7 @@ export function rankKeywords(cat: SearchCatalog, terms: readonly string[], requi
       for (const id of ids) {
         const len = data.fieldLengths[field]![id] ?? 0;
         const terms = data.frequencies[field]![id];
-        const tf = (terms ? (own(terms, term) ?? 0) : 0) * len; // Orama stores count/len
+        const tf = terms ? (own(terms, term) ?? 0) : 0; // term count (see tool-index.ts)
         const s = (idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1 * (1 - RANKING.b + (RANKING.b * len) / avg));
         scores.set(id, (scores.get(id) ?? 0) + s * RANKING.boost[field]!);
         docs.add(id);

@@ -3,8 +3,10 @@
 // - the document store is left empty, saved and restored: ranking (search.ts) reads only the
 //   index, and each indexed document is a pure function of its tool anyway (toolSearchText);
 // - the internal-id table is dropped: tools are inserted in catalog order, so id i+1 is tools[i];
-// - `frequencies` hold integer term counts instead of Orama's count/fieldLength floats
-//   (restore divides again, giving the identical doubles).
+// - `frequencies` hold integer term counts instead of Orama's count/fieldLength floats, in the
+//   file AND in the restored db: the only reader is our ranker (search.ts), which wants counts.
+//   Converting back would allocate every per-document map again at cold start. So Orama's own
+//   search() must not be run on a restored index (its BM25 would read counts as tf).
 
 import { insertMultiple, load, save, count, type AnyOrama, type RawData } from "@orama/orama";
 import { createIndex, INDEX_CONFIG, tokenize, toolSearchText, type SearchableTool } from "./search-text.ts";
@@ -65,7 +67,7 @@ export function restoreIndex(saved: unknown, tools: readonly SearchableTool[]): 
   }
   const raw = {
     internalDocumentIDStore: { internalIdToId: tools.map((t) => t.name) },
-    index: { ...s.index, frequencies: mapFrequencies(s.index, (n, len) => (len ? n / len : 0)) },
+    index: s.index,
     // ranking reads the index alone (search.ts); stored documents would only cost memory
     docs: { docs: {}, count: tools.length },
     sorting: s.sorting,
