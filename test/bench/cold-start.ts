@@ -47,7 +47,7 @@ export interface ColdRow {
   heapMiB: number;
 }
 
-export async function coldStart(catalogs: BenchCatalog[], runs = 7): Promise<ColdRow[]> {
+export async function coldStart(catalogs: BenchCatalog[], runs = 15): Promise<ColdRow[]> {
   const toml = `name = "toolsearch-bench"\nmain = "${join(ROOT, "test/bench/cold-worker.ts")}"\ncompatibility_date = "2026-11-01"\n[assets]\ndirectory = "${BENCH_CATALOGS}"\nbinding = "ASSETS"\nrun_worker_first = true\n`;
   const dev = await wranglerDev(toml, join(BENCH_WORK, "wrangler.cold.toml"));
   const rows: ColdRow[] = [];
@@ -55,11 +55,13 @@ export async function coldStart(catalogs: BenchCatalog[], runs = 7): Promise<Col
     for (const c of catalogs) {
       const q = `file=${encodeURIComponent(c.file)}`;
       await timed(`${dev.url}/load?${q}`, 1); // warm the code paths once
-      const noop = await timed(`${dev.url}/noop`, runs);
-      const read = await timed(`${dev.url}/read?${q}`, runs);
-      const parse = await timed(`${dev.url}/parse?${q}`, runs);
-      const load = await timed(`${dev.url}/load?${q}`, runs);
-      const rebuild = await timed(`${dev.url}/rebuild?${q}`, Math.max(3, Math.floor(runs / 2)));
+      // interleaved rounds: garbage from one step's runs must not land on another step's timings
+      const samples: Record<string, number[]> = { noop: [], read: [], parse: [], load: [] };
+      for (let i = 0; i < runs; i++) {
+        for (const step of ["noop", "read", "parse", "load"]) samples[step]!.push(await timed(`${dev.url}/${step}?${q}`, 1));
+      }
+      const [noop, read, parse, load] = ["noop", "read", "parse", "load"].map((s) => median(samples[s]!)) as [number, number, number, number];
+      const rebuild = await timed(`${dev.url}/rebuild?${q}`, 3);
       const size = (await readFile(join(BENCH_CATALOGS, c.file))).length;
       rows.push({
         catalog: c.label,

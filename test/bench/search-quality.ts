@@ -6,7 +6,9 @@ import { oramaDefault, xcodeKeyword } from "../../cli/lib/baselines.ts";
 import { evaluate, readQueries, resolveGold, type EvalQuery, type EvalResult } from "../../cli/lib/eval.ts";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { rankNames, searchCatalog } from "../../worker/core/search.ts";
-import { BENCH_CATALOGS, EVAL_DATA, evalCatalogs } from "./catalogs.ts";
+import { benchCatalogs, BENCH_CATALOGS, EVAL_DATA, evalCatalogs, ROOT } from "./catalogs.ts";
+
+const demoCatalog = async () => (await benchCatalogs())[0]!.file;
 
 export interface QualityRow {
   set: string;
@@ -39,6 +41,8 @@ export async function searchQuality(baselines = true): Promise<QualityRow[]> {
     ...(await run("LiveMCPBench 1st half (tuning)", cats.livemcpbench, live.slice(0, half), false)),
     ...(await run("LiveMCPBench 2nd half (held out)", cats.livemcpbench, live.slice(half), false)),
     ...(await run("ToolBench", cats.toolbench, tool, baselines)),
+    ...(await run("demo: model-style short queries", await demoCatalog(), await readQueries(join(ROOT, "test/bench/queries/demo-short.jsonl")), baselines)),
+    ...(await run("demo: Chinese queries", await demoCatalog(), await readQueries(join(ROOT, "test/bench/queries/demo-zh.jsonl")), baselines)),
     ...(await run("LiveMCPBench in combined", cats.combined, live, false)),
     ...(await run("ToolBench in combined", cats.combined, tool, false)),
   ];
