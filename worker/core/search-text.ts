@@ -21,11 +21,14 @@ export const INDEX_CONFIG = {
 } as const;
 
 /** Query-time ranking: BM25 per field, weighted (name words count most). */
-export const RANKING = {
-  boost: { name: 3, server: 1.5, description: 1, params: 0.4 } as Record<string, number>,
+export const RANKING: { boost: Record<string, number>; k1: number; b: number; rerankDepth: number; coverage: number } = {
+  boost: { name: 3, server: 1.5, description: 1, params: 0.4 },
   k1: 1.2,
   b: 0.75,
-} as const;
+  /** second stage: the BM25 top `rerankDepth` re-scored by name/server coverage of the query */
+  rerankDepth: 50,
+  coverage: 1,
+};
 
 export type IndexField = (typeof INDEX_CONFIG.fields)[number];
 export type SearchDocument = { id: string } & Record<IndexField, string>;

@@ -145,9 +145,27 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
     ranked = cat.tools.filter(allowed).map((t) => [t.name, 0]);
   }
   ranked.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  if (parsed.terms.length > 1) ranked = rerankByCoverage(cat, ranked, parsed.terms);
   const matches = ranked.slice(0, limit).map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000 }));
   const serverTools = parsed.server !== undefined ? cat.tools.filter(allowed).map((t) => t.name) : undefined;
   return { kind: "keywords", matches, serverTools };
+}
+
+/**
+ * Second stage over the BM25 top: boost tools whose name and server words cover more of the
+ * query's distinct words ("devtools click element": chrome-devtools/click covers two of three,
+ * playwright/browser_click one). BM25 alone lets one rare word in a long name outweigh that.
+ */
+export function rerankByCoverage(cat: SearchCatalog, ranked: Array<[string, number]>, terms: readonly string[]): Array<[string, number]> {
+  const distinct = [...new Set(terms)];
+  const head = ranked.slice(0, RANKING.rerankDepth).map(([name, score]): [string, number] => {
+    const t = cat.byName.get(name)!;
+    const words = new Set([...tokenize(`${t.originalName} ${t.title ?? ""}`), ...tokenize(t.server)]);
+    const covered = distinct.filter((w) => words.has(w)).length / distinct.length;
+    return [name, score * (1 + RANKING.coverage * covered)];
+  });
+  head.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return [...head, ...ranked.slice(RANKING.rerankDepth)];
 }
 
 /** Levenshtein distance, capped work: names are at most 64 characters. */
