@@ -207,7 +207,7 @@ export function formatResult(outcome: SearchOutcome, loaded: readonly string[], 
   if (outcome.kind === "select") outcome.found.forEach((t) => byName.set(t.name, t.description));
   else outcome.matches.forEach((m) => byName.set(m.name, m.description));
   if (loaded.length) {
-    lines.push(`Loaded ${loaded.length} tool${loaded.length > 1 ? "s" : ""}; they are now in your tools list, call them directly:`);
+    lines.push(loaded.length > 1 ? `Loaded ${loaded.length} tools; they are now in your tools list, call them directly:` : "Loaded 1 tool; it is now in your tools list, call it directly:");
     for (const n of loaded) lines.push(`- ${n}: ${oneLine(byName.get(n) ?? "")}`);
   }
   if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} directly now.`);
