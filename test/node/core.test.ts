@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { EXPOSED_NAME_RE } from "../../worker/core/catalog.ts";
 import { assignExposedNames, exposedName } from "../../worker/core/names.ts";
-import { rankKeywords, searchCatalog } from "../../worker/core/search.ts";
+import { rankKeywords, rankNames, searchCatalog } from "../../worker/core/search.ts";
 import { splitIdentifier, tokenize } from "../../worker/core/search-text.ts";
 import { buildIndex, restoreIndex } from "../../worker/core/tool-index.ts";
 import { ROOT } from "./helpers.ts";
@@ -75,6 +75,22 @@ describe("search text and index", () => {
     expect([...ranked.keys()]).toEqual(["mcp__t__take_screenshot"]);
     expect(() => restoreIndex(saved, tools.slice(1))).toThrow("index holds 3 documents for 2 tools");
     expect(() => restoreIndex(saved, [tools[1]!, tools[0]!, tools[2]!])).toThrow('index document 1 does not match tool "mcp__t__list_pull_requests"');
+  });
+});
+
+describe("query expansion", () => {
+  it("abbreviations find the words tools use, below words the query typed", () => {
+    const tools = [
+      ["create_repository", "Create a new GitHub repository"],
+      ["create_pull_request", "Open a pull request"],
+      ["list_directory", "List a folder"],
+      ["create_repo_webhook", "Add a webhook to a repo"],
+    ].map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1 } }));
+    const cat = searchCatalog(tools, restoreIndex(JSON.parse(JSON.stringify(buildIndex(tools))), tools));
+    expect(rankNames(cat, "create PR", 1)).toEqual(["mcp__t__create_pull_request"]);
+    expect(rankNames(cat, "list dir", 1)).toEqual(["mcp__t__list_directory"]);
+    // "repo" typed: the tool that says "repo" ranks above the one that says "repository"
+    expect(rankNames(cat, "create repo", 2)).toEqual(["mcp__t__create_repo_webhook", "mcp__t__create_repository"]);
   });
 });
 

@@ -14,6 +14,46 @@ export const STOP_WORDS = new Set(
   "a an and are as at be by for from has have i if in into is it its me my of on or our please so that the their them then there these this those to was we were what when where which while will with you your".split(" "),
 );
 
+/**
+ * Abbreviations and synonyms of this domain, applied to queries only (the index keeps the tools'
+ * own words): each query word also searches for these, at EXPANSION_WEIGHT of a typed word.
+ */
+const SYNONYM_GROUPS = [
+  "repo repository",
+  "pr pull request",
+  "db database",
+  "dir directory folder",
+  "msg message",
+  "k8s kubernetes",
+  "doc docs document documentation",
+  "img image picture photo",
+  "config configuration settings",
+  "env environment",
+  "auth authentication login",
+  "info information details",
+  "stats statistics",
+  "delete remove",
+  "js javascript",
+  "ts typescript",
+  "url link",
+  "screenshot screen capture",
+];
+export const EXPANSION_WEIGHT = 0.5;
+export const SYNONYMS: ReadonlyMap<string, string[]> = (() => {
+  const map = new Map<string, string[]>();
+  for (const group of SYNONYM_GROUPS) {
+    const words = group.split(" ");
+    // multi-word expansions ("pr" -> "pull request") apply one way, from the abbreviation
+    const [head, ...rest] = words;
+    if (head === "pr") {
+      map.set(head, rest);
+      continue;
+    }
+    for (const w of words) map.set(w, words.filter((x) => x !== w));
+  }
+  return map;
+})();
+
 /** Bump `id` whenever tokenize(), the fields or their meaning change. */
 export const INDEX_CONFIG = {
   id: "toolsearch-words/2",

@@ -5,7 +5,7 @@
 
 import type { AnyOrama } from "@orama/orama";
 import type { CatalogTool } from "./catalog.ts";
-import { INDEX_CONFIG, RANKING, STOP_WORDS, tokenize } from "./search-text.ts";
+import { EXPANSION_WEIGHT, INDEX_CONFIG, RANKING, STOP_WORDS, SYNONYMS, tokenize } from "./search-text.ts";
 
 export const MAX_QUERY = 1000;
 export const MAX_SELECT = 20;
@@ -78,8 +78,16 @@ function own<T>(obj: Record<string, T>, key: string): T | undefined {
   return Object.hasOwn(obj, key) ? obj[key] : undefined;
 }
 
+/** The query's words plus their synonyms; a synonym weighs EXPANSION_WEIGHT unless also typed. */
+function expand(terms: readonly string[]): { all: string[]; weights: Map<string, number> } {
+  const typed = new Set(terms);
+  const weights = new Map<string, number>();
+  for (const t of typed) for (const syn of SYNONYMS.get(t) ?? []) if (!typed.has(syn)) weights.set(syn, EXPANSION_WEIGHT);
+  return { all: [...typed, ...weights.keys()], weights };
+}
+
 /** BM25 over whole-word matches (Orama's own search expands every word as a prefix). */
-export function rankKeywords(cat: SearchCatalog, terms: readonly string[], required: readonly string[] = []): Map<string, number> {
+export function rankKeywords(cat: SearchCatalog, terms: readonly string[], required: readonly string[] = [], weights?: ReadonlyMap<string, number>): Map<string, number> {
   const db = cat.index as unknown as { data: { index: IndexData }; internalDocumentIDStore: { internalIdToId: string[] } };
   const data = db.data.index;
   const n = cat.tools.length;
@@ -99,7 +107,7 @@ export function rankKeywords(cat: SearchCatalog, terms: readonly string[], requi
         const terms = data.frequencies[field]![id];
         const tf = terms ? (own(terms, term) ?? 0) : 0; // term count (see tool-index.ts)
         const s = (idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1 * (1 - RANKING.b + (RANKING.b * len) / avg));
-        scores.set(id, (scores.get(id) ?? 0) + s * RANKING.boost[field]!);
+        scores.set(id, (scores.get(id) ?? 0) + s * RANKING.boost[field]! * (weights?.get(term) ?? 1));
         docs.add(id);
       }
     }
@@ -140,7 +148,8 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || t.name.startsWith(`mcp__${parsed.server}__`));
   let ranked: Array<[string, number]>;
   if (parsed.terms.length) {
-    ranked = [...rankKeywords(cat, parsed.terms, parsed.required)].filter(([name]) => allowed(cat.byName.get(name)!));
+    const { all, weights } = expand(parsed.terms);
+    ranked = [...rankKeywords(cat, all, parsed.required, weights)].filter(([name]) => allowed(cat.byName.get(name)!));
   } else {
     ranked = cat.tools.filter(allowed).map((t) => [t.name, 0]);
   }
