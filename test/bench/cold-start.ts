@@ -22,6 +22,24 @@ async function timed(url: string, runs: number): Promise<number> {
   return median(ms);
 }
 
+/** The same comparison in Node, where GC placement is easier to keep out: median of 5 interleaved rounds. */
+export async function nodeParseAndLoad(file: string): Promise<{ parseMs: number; loadMs: number }> {
+  const bytes = new Uint8Array(await readFile(join(BENCH_CATALOGS, file)));
+  const p: number[] = [];
+  const l: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    (globalThis as { gc?: () => void }).gc?.();
+    let t = performance.now();
+    JSON.parse(new TextDecoder().decode(bytes));
+    p.push(performance.now() - t);
+    (globalThis as { gc?: () => void }).gc?.();
+    t = performance.now();
+    await verifyCatalog(bytes);
+    l.push(performance.now() - t);
+  }
+  return { parseMs: median(p), loadMs: median(l) };
+}
+
 export async function retainedHeapMiB(file: string): Promise<number> {
   const bytes = new Uint8Array(await readFile(join(BENCH_CATALOGS, file)));
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -45,6 +63,8 @@ export interface ColdRow {
   loadMs: number;
   rebuildMs: number;
   heapMiB: number;
+  nodeParseMs: number;
+  nodeLoadMs: number;
 }
 
 export async function coldStart(catalogs: BenchCatalog[], runs = 15): Promise<ColdRow[]> {
@@ -72,7 +92,8 @@ export async function coldStart(catalogs: BenchCatalog[], runs = 15): Promise<Co
         loadMs: load - noop,
         rebuildMs: rebuild - noop,
         heapMiB: await retainedHeapMiB(c.file),
-      });
+        ...Object.fromEntries(Object.entries(await nodeParseAndLoad(c.file)).map(([k, v]) => [`node${k[0]!.toUpperCase()}${k.slice(1)}`, v])),
+      } as ColdRow);
       console.error(`cold start: ${c.label} done`);
     }
   } finally {
