@@ -15,7 +15,7 @@ import {
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { ToolsearchError } from "../../worker/core/errors.ts";
 import { assignExposedNames, cmp } from "../../worker/core/names.ts";
-import { nameLine, openaiTool } from "../../worker/core/prompt.ts";
+import { nameLine, openaiTool, toolDefinition } from "../../worker/core/prompt.ts";
 import { INDEX_CONFIG } from "../../worker/core/search-text.ts";
 import { buildIndex } from "../../worker/core/tool-index.ts";
 import type { BuildConfig, ServerSpec } from "./config.ts";
@@ -150,7 +150,7 @@ export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {})
   const tools: CatalogTool[] = named.map((t) => ({
     ...t,
     tokens: {
-      definition: count(canonicalJson(openaiTool({ name: t.name, description: t.description, inputSchema: t.inputSchema }))),
+      definition: count(canonicalJson(openaiTool(toolDefinition(t)))),
       name: count(nameLine(t.name)),
     },
   }));

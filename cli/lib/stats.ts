@@ -3,7 +3,7 @@
 // with the catalog's own encoding, plus tools per server and the largest tools.
 
 import type { Catalog, Encoding } from "../../worker/core/catalog.ts";
-import { deferredSection, openaiTool, promptTools, toolsBytes, type ToolDefinition } from "../../worker/core/prompt.ts";
+import { deferredSection, openaiTool, promptTools, toolDefinition, toolsBytes } from "../../worker/core/prompt.ts";
 import { deferredNames } from "./diff.ts";
 import { tokenCounter } from "./tokens.ts";
 
@@ -27,14 +27,12 @@ export interface CatalogStats {
   largest: Array<{ name: string; tokens: number }>;
 }
 
-const def = (t: Catalog["tools"][number]): ToolDefinition => ({ name: t.name, description: t.description, inputSchema: t.inputSchema });
-
 /** Token figures with the catalog's own encoding, or another one (`encoding`) for comparison. */
 export async function catalogStats(catalog: Catalog, encoding: Encoding = catalog.build.encoding): Promise<CatalogStats> {
   const count = await tokenCounter(encoding);
-  const core = catalog.tools.filter((t) => t.alwaysLoad).map(def);
+  const core = catalog.tools.filter((t) => t.alwaysLoad).map(toolDefinition);
   const names = deferredNames(catalog);
-  const full = count(toolsBytes(catalog.tools.map((t) => openaiTool(def(t)))));
+  const full = count(toolsBytes(catalog.tools.map((t) => openaiTool(toolDefinition(t)))));
   const namesSection = names.length ? count(deferredSection(names)) : 0;
   const deferredTools = promptTools({ systemSection: "", coreTools: core, withToolSearch: names.length > 0, activated: [] });
   const deferred = namesSection + count(toolsBytes(deferredTools.map(openaiTool)));

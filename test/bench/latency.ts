@@ -1,6 +1,7 @@
 // toolSearch latency over HTTP on 127.0.0.1 against the real Worker in wrangler dev: `select:` and
 // keyword searches against /healthz (the cheapest route of the same Worker), p50/p99 over N
 // sequential requests per point, per catalog size.
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BENCH_CATALOGS, BENCH_WORK, ROOT, type BenchCatalog } from "./catalogs.ts";
 import { wranglerDev } from "./wrangler-dev.ts";
@@ -34,6 +35,11 @@ async function measure(n: number, send: (i: number) => Promise<Response>): Promi
   return { p50: pct(ms, 50), p99: pct(ms, 99) };
 }
 
+async function loadNames(c: BenchCatalog): Promise<string[]> {
+  const cat = JSON.parse(await readFile(join(BENCH_CATALOGS, c.file), "utf8")) as { tools: Array<{ name: string }> };
+  return cat.tools.map((t) => t.name);
+}
+
 export async function latency(catalogs: BenchCatalog[], n = 2000): Promise<LatencyRow[]> {
   const rows: LatencyRow[] = [];
   for (const c of catalogs) {
@@ -41,7 +47,7 @@ export async function latency(catalogs: BenchCatalog[], n = 2000): Promise<Laten
     try {
       const post = (path: string, body: unknown) => fetch(`${dev.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const session = (await (await post("/v1/sessions", { model: "gpt-5", deferral: "on" })).json()) as { id: string };
-      const names = ((await (await fetch(`${dev.url}/v1/catalog`)).json()) as { tools: number }) && (await loadNames(c));
+      const names = await loadNames(c);
       await measure(50, () => fetch(`${dev.url}/healthz`)); // warm up
       const noop = await measure(n, () => fetch(`${dev.url}/healthz`));
       const select = await measure(n, (i) => post(`/v1/sessions/${session.id}/tool-search`, { query: `select:${names[i % names.length]}` }));
@@ -55,10 +61,4 @@ export async function latency(catalogs: BenchCatalog[], n = 2000): Promise<Laten
     }
   }
   return rows;
-}
-
-async function loadNames(c: BenchCatalog): Promise<string[]> {
-  const { readFile } = await import("node:fs/promises");
-  const cat = JSON.parse(await readFile(join(BENCH_CATALOGS, c.file), "utf8")) as { tools: Array<{ name: string }> };
-  return cat.tools.map((t) => t.name);
 }

@@ -5,7 +5,7 @@
 import type { Catalog, CatalogTool } from "./catalog.ts";
 import { ToolsearchError } from "./errors.ts";
 import { decideMode, resolveProfile, type Deferral, type Mode, type PolicyConfig } from "./policy.ts";
-import { deferredSection, type PromptParts, type ToolDefinition } from "./prompt.ts";
+import { deferredSection, toolDefinition, type PromptParts } from "./prompt.ts";
 
 export interface SessionRequest {
   model: string;
@@ -43,10 +43,6 @@ export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools
   const decision = decideMode(policy, { ...req, deferrableTokens });
   if (decision.mode === "full") return { ...decision, systemSection: "", coreTools: [...core, ...deferrable.map((t) => t.name)] };
   return { ...decision, systemSection: deferredSection(deferrable.map((t) => t.name)), coreTools: core };
-}
-
-export function toolDefinition(tool: CatalogTool): ToolDefinition {
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
 }
 
 /** The prompt parts of a session from its frozen fields and activations, resolved in its own catalog. */

@@ -14,6 +14,11 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
 }
 
+/** A catalog tool (or anything with its three fields) as the model sees it. */
+export function toolDefinition(tool: ToolDefinition): ToolDefinition {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema };
+}
+
 export const TOOL_SEARCH_TOOL: ToolDefinition = {
   name: TOOL_SEARCH_NAME,
   description:

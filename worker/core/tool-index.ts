@@ -25,7 +25,8 @@ export interface SavedIndex {
   documents: number;
 }
 
-function mapFrequencies(index: OramaIndex, fn: (value: number, length: number) => number): Frequencies {
+/** Orama's tf (count / field length) back to the integer count it was computed from. */
+function termCounts(index: OramaIndex): Frequencies {
   const out: Frequencies = {};
   for (const field of INDEX_CONFIG.fields) {
     const perDoc = index.frequencies[field] ?? {};
@@ -35,7 +36,7 @@ function mapFrequencies(index: OramaIndex, fn: (value: number, length: number) =
       if (!terms) continue;
       const len = lengths[id] ?? 0;
       const t: Record<string, number> = {};
-      for (const [term, value] of Object.entries(terms)) t[term] = fn(value, len);
+      for (const [term, tf] of Object.entries(terms)) t[term] = Math.round(tf * len);
       next[id] = t;
     }
     out[field] = next;
@@ -48,7 +49,7 @@ export function buildIndex(tools: readonly SearchableTool[]): SavedIndex {
   // insertMultiple is synchronous with no async hooks or components (none are configured)
   void insertMultiple(db, tools.map(toolSearchText), 1_000_000);
   const raw = save(db) as unknown as { index: OramaIndex; sorting: unknown; pinning: unknown; language: string };
-  const index = { ...raw.index, frequencies: mapFrequencies(raw.index, (tf, len) => Math.round(tf * len)) };
+  const index = { ...raw.index, frequencies: termCounts(raw.index) };
   return { index, sorting: raw.sorting, pinning: raw.pinning, language: raw.language, documents: tools.length };
 }
 
