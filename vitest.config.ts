@@ -25,6 +25,7 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/worker/**/*.test.ts"],
+          globalSetup: ["test/worker/upstream-setup.ts"],
           testTimeout: 30_000,
         },
       },

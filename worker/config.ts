@@ -1,13 +1,24 @@
-// Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL and
-// the defer policy. Parsed once per isolate; a bad value is a clear 500-class config error.
+// Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
+// defer policy, and the agent endpoint's upstream (OPENAI_API_KEY is a secret). Parsed once per isolate; a bad value is a clear 500-class config error.
 
 import { ToolsearchError } from "./core/errors.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
+import type { UpstreamConfig } from "./upstream.ts";
 
 export interface Settings {
   catalogFile: string;
   ttlMs: number;
   policy: PolicyConfig;
+  /** the agent endpoint: upstream model server and loop bound */
+  upstream: UpstreamConfig;
+  maxHops: number;
+}
+
+function positive(env: Env, name: keyof Env, fallback: number, min = 1): number {
+  const raw = env[name];
+  const n = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ToolsearchError("internal", `${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
+  return n;
 }
 
 let cached: { env: Env; settings: Settings } | undefined;
@@ -23,7 +34,13 @@ export function settings(env: Env): Settings {
     models: { ...p.models },
     profiles: { default: {}, ...p.profiles },
   };
-  const s = { catalogFile: String(env.CATALOG), ttlMs: ttl * 1000, policy };
+  const upstream: UpstreamConfig = {
+    baseURL: String(env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"),
+    apiKey: String(env.OPENAI_API_KEY ?? ""),
+    timeoutMs: positive(env, "UPSTREAM_TIMEOUT_MS", 120_000),
+    maxRetries: positive(env, "UPSTREAM_MAX_RETRIES", 2, 0),
+  };
+  const s = { catalogFile: String(env.CATALOG), ttlMs: ttl * 1000, policy, upstream, maxHops: positive(env, "MAX_HOPS", 4, 0) };
   cached = { env, settings: s };
   return s;
 }

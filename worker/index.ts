@@ -7,12 +7,13 @@ import { labelFromFile, loadCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import { json, type Route, type RouteContext } from "./http.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
+import { chatRoutes } from "./routes/chat.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
 export { SessionDO } from "./session.ts";
 
-const routes: Route[] = [...healthRoutes, ...catalogRoutes, ...sessionRoutes];
+const routes: Route[] = [...healthRoutes, ...catalogRoutes, ...sessionRoutes, ...chatRoutes];
 
 function match(method: string, path: string): { route: Route; params: Record<string, string> } | "wrong-method" | null {
   let pathMatched = false;

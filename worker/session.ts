@@ -1,11 +1,14 @@
 // SessionDO: one Durable Object per session, SQLite storage. It stores what was frozen when the
 // session started (catalog, model, profile, mode, system section, core tools), the activations in
-// order, and an event log. Every method uses only synchronous ctx.storage.sql, so concurrent
-// calls run one at a time and cannot lose or duplicate an activation. Idle sessions expire via an
+// order, an event log, and the chat endpoint's splices (what upstream saw that the client did
+// not). Every method uses only synchronous ctx.storage.sql, so concurrent calls run one at a time
+// and cannot lose or duplicate an activation. Idle sessions expire via an
 // alarm; deletion removes everything.
 
 import { DurableObject } from "cloudflare:workers";
+import type { Activation as ActivationMode } from "./core/chat.ts";
 import type { Mode } from "./core/policy.ts";
+import type { Splice } from "./core/splice.ts";
 
 export interface SessionInit {
   id: string;
@@ -14,6 +17,8 @@ export interface SessionInit {
   model: string;
   profile: string;
   mode: Mode;
+  /** how activated tools reach the model on the chat endpoint: appended to tools, or via callTool */
+  activation: ActivationMode;
   reason: string;
   systemSection: string;
   coreTools: string[];
@@ -32,6 +37,8 @@ export interface Activation {
   activations: string[];
 }
 
+const MAX_SPLICES = 500;
+
 export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
 
@@ -47,7 +54,8 @@ export class SessionDO extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS session (
         id TEXT PRIMARY KEY, data TEXT NOT NULL, created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);`);
+      CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);`);
   }
 
   private row(): { data: string; created_at: number; last_used_at: number } | undefined {
@@ -73,7 +81,33 @@ export class SessionDO extends DurableObject<Env> {
     if (!r) return null;
     const now = Date.now();
     this.sql.exec("UPDATE session SET last_used_at = ?", now);
-    return { ...(JSON.parse(r.data) as SessionInit), activations: this.activationNames(), createdAt: r.created_at, lastUsedAt: now };
+    const init = JSON.parse(r.data) as SessionInit;
+    // sessions stored before activation modes existed are inject sessions
+    return { ...init, activation: init.activation ?? "inject", activations: this.activationNames(), createdAt: r.created_at, lastUsedAt: now };
+  }
+
+  /**
+   * Start a chat turn: the session and the stored splices whose prefix is one of `prefixes` (the
+   * hashes of the client's history so far). Null if the session does not exist.
+   */
+  beginChat(prefixes: string[]): { state: SessionState; splices: Splice[] } | null {
+    const state = this.get();
+    if (!state) return null;
+    const splices = this.sql
+      .exec<{ data: string }>("SELECT data FROM splices WHERE prefix IN (SELECT value FROM json_each(?)) ORDER BY at", JSON.stringify(prefixes))
+      .toArray()
+      .map((r) => JSON.parse(r.data) as Splice);
+    return { state, splices };
+  }
+
+  /** Remember what upstream saw in a turn that the client did not; the newest per prefix wins. */
+  addSplice(splice: Splice): boolean {
+    if (!this.row()) return false;
+    const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM splices").one().n ?? 0) + 1;
+    this.sql.exec("INSERT OR REPLACE INTO splices (prefix, at, data, seq) VALUES (?, ?, ?, ?)", splice.prefix, splice.at, JSON.stringify(splice), seq);
+    // bounded: abandoned branches of edited histories must not grow a session without end
+    this.sql.exec("DELETE FROM splices WHERE seq <= ?", seq - MAX_SPLICES);
+    return true;
   }
 
   /**

@@ -37,7 +37,7 @@ describe("pinning", () => {
     const id = `ses_${"A".repeat(32)}`;
     const stub = env.SESSIONS.getByName(id);
     await runInDurableObject(stub, (o: SessionDO) =>
-      o.create({ id, catalogFile: "shop@0.9.0.json", catalogHash: "0".repeat(64), model: "gpt-4o", profile: "default", mode: "deferred", reason: "test", systemSection: "", coreTools: [], ttlMs: 60_000 }),
+      o.create({ id, catalogFile: "shop@0.9.0.json", catalogHash: "0".repeat(64), model: "gpt-4o", profile: "default", mode: "deferred", activation: "inject", reason: "test", systemSection: "", coreTools: [], ttlMs: 60_000 }),
     );
     for (const [m, p, body] of [["GET", "", undefined], ["GET", "/prompt", undefined], ["POST", "/tool-search", { query: "orders" }]] as const) {
       const r = await callWith(V1, m, `/v1/sessions/${id}${p}`, body);

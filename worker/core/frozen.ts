@@ -48,12 +48,13 @@ export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools
 /** The prompt parts of a session from its frozen fields and activations, resolved in its own catalog. */
 export function sessionPromptParts(
   byName: ReadonlyMap<string, CatalogTool>,
-  s: { mode: Mode; systemSection: string; coreTools: readonly string[]; activations: readonly string[] },
+  s: { mode: Mode; activation?: "inject" | "proxy"; systemSection: string; coreTools: readonly string[]; activations: readonly string[] },
 ): PromptParts {
   const def = (name: string) => {
     const tool = byName.get(name);
     if (!tool) throw new ToolsearchError("catalog_mismatch", `tool ${name} is not in the session's catalog`);
     return toolDefinition(tool);
   };
-  return { systemSection: s.systemSection, coreTools: s.coreTools.map(def), withToolSearch: s.mode === "deferred", activated: s.activations.map(def) };
+  const proxy = s.mode === "deferred" && s.activation === "proxy";
+  return { systemSection: s.systemSection, coreTools: s.coreTools.map(def), withToolSearch: s.mode === "deferred", withCallTool: proxy, activated: proxy ? [] : s.activations.map(def) };
 }

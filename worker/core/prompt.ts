@@ -36,6 +36,25 @@ export const TOOL_SEARCH_TOOL: ToolDefinition = {
   },
 };
 
+export const CALL_TOOL_NAME = "callTool";
+
+/** proxy activation: the one tool through which the model calls any tool loaded by toolSearch */
+export const CALL_TOOL_TOOL: ToolDefinition = {
+  name: CALL_TOOL_NAME,
+  description:
+    "Call a tool loaded with toolSearch (its schema is in the toolSearch result). " +
+    "`name` is the tool's exact name; `arguments` must match its input schema.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      name: { type: "string", description: "exact tool name, as listed by toolSearch" },
+      arguments: { type: "object", description: "the tool's arguments" },
+    },
+    required: ["name", "arguments"],
+    additionalProperties: false,
+  },
+};
+
 export const DEFERRED_HEADER =
   "# Deferred tools\n" +
   `These tools exist but their schemas are not loaded. Before calling one, load it with ${TOOL_SEARCH_NAME}: ` +
@@ -73,6 +92,8 @@ export interface PromptParts {
   coreTools: readonly ToolDefinition[];
   /** false in full mode */
   withToolSearch: boolean;
+  /** proxy activation: callTool follows toolSearch and `activated` stays empty */
+  withCallTool?: boolean;
   /** activated tools, in activation order */
   activated: readonly ToolDefinition[];
 }
@@ -85,7 +106,7 @@ export interface ComposedPrompt {
 }
 
 export function promptTools(parts: PromptParts): ToolDefinition[] {
-  return [...parts.coreTools, ...(parts.withToolSearch ? [TOOL_SEARCH_TOOL] : []), ...parts.activated];
+  return [...parts.coreTools, ...(parts.withToolSearch ? [TOOL_SEARCH_TOOL] : []), ...(parts.withCallTool ? [CALL_TOOL_TOOL] : []), ...parts.activated];
 }
 
 /** The canonical bytes of a tools array: each turn's bytes start with the previous turn's. */

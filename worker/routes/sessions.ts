@@ -6,7 +6,8 @@ import { ToolsearchError } from "../core/errors.ts";
 import { freezeSession, sessionPromptParts, type SessionRequest } from "../core/frozen.ts";
 import type { Deferral } from "../core/policy.ts";
 import { composePrompt, type PromptFormat } from "../core/prompt.ts";
-import { DEFAULT_LIMIT, formatResult, parseQuery, runSearch } from "../core/search.ts";
+import type { Activation } from "../core/chat.ts";
+import { answerToolSearch } from "../core/tool-search.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { settings } from "../config.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
@@ -20,7 +21,7 @@ function newSessionId(): string {
   return `ses_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
 }
 
-function stub(env: Env, id: string): DurableObjectStub<SessionDO> {
+export function stub(env: Env, id: string): DurableObjectStub<SessionDO> {
   if (!ID_RE.test(id)) throw new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
   return env.SESSIONS.getByName(id);
 }
@@ -42,7 +43,7 @@ type Frozen = Omit<SessionState, "activations" | "lastUsedAt">;
 const frozenCache = new Map<string, Frozen>();
 const FROZEN_CACHE_MAX = 10_000;
 
-function remember(state: SessionState): Frozen {
+export function remember(state: SessionState): Frozen {
   const { activations: _a, lastUsedAt: _l, ...frozen } = state;
   if (frozenCache.size >= FROZEN_CACHE_MAX) frozenCache.delete(frozenCache.keys().next().value!);
   frozenCache.set(state.id, frozen);
@@ -50,7 +51,7 @@ function remember(state: SessionState): Frozen {
 }
 
 /** The catalog a session started with; 409 if that catalog is no longer deployed. */
-async function sessionCatalog(c: RouteContext, state: Pick<SessionState, "id" | "catalogFile" | "catalogHash">): Promise<LoadedCatalog> {
+export async function sessionCatalog(c: RouteContext, state: Pick<SessionState, "id" | "catalogFile" | "catalogHash">): Promise<LoadedCatalog> {
   const pinned = settings(c.env).catalogFile;
   let cat: LoadedCatalog;
   try {
@@ -68,7 +69,7 @@ async function sessionCatalog(c: RouteContext, state: Pick<SessionState, "id" | 
   return cat;
 }
 
-function catalogRef(cat: LoadedCatalog) {
+export function catalogRef(cat: LoadedCatalog) {
   return { name: cat.catalog.name, version: cat.catalog.version, hash: cat.catalog.hash };
 }
 
@@ -78,13 +79,15 @@ function parseFormat(url: URL): PromptFormat {
   return f;
 }
 
-function promptFor(cat: LoadedCatalog, state: Pick<SessionState, "mode" | "systemSection" | "coreTools" | "activations" | "profile">, format: PromptFormat) {
-  const scope = `${cat.catalog.hash}\u0000${state.profile}\u0000${state.mode}`;
+function promptFor(cat: LoadedCatalog, state: Pick<SessionState, "mode" | "activation" | "systemSection" | "coreTools" | "activations" | "profile">, format: PromptFormat) {
+  const scope = `${cat.catalog.hash}\u0000${state.profile}\u0000${state.mode}\u0000${state.activation}`;
   return composePrompt(sessionPromptParts(cat.byName, state), format, scope);
 }
 
-function parseCreate(body: Record<string, unknown>): SessionRequest {
-  const { model, profile = "default", deferral = "auto", contextWindow, ...rest } = body;
+export type CreateRequest = SessionRequest & { activation: Activation };
+
+function parseCreate(body: Record<string, unknown>): CreateRequest {
+  const { model, profile = "default", deferral = "auto", contextWindow, activation = "inject", ...rest } = body;
   const unknown = Object.keys(rest);
   if (unknown.length) throw new ToolsearchError("bad_request", `unknown field "${unknown[0]}"`);
   if (typeof model !== "string" || !model.trim() || model.length > 200) throw new ToolsearchError("bad_request", "model: required, a string of 1-200 characters");
@@ -93,27 +96,34 @@ function parseCreate(body: Record<string, unknown>): SessionRequest {
   if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || (contextWindow as number) < 1000 || (contextWindow as number) > 100_000_000)) {
     throw new ToolsearchError("bad_request", "contextWindow: must be an integer from 1000 to 100000000");
   }
-  return { model, profile, deferral: deferral as Deferral, contextWindow: contextWindow as number | undefined };
+  if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'activation: must be "inject" or "proxy"');
+  return { model, profile, deferral: deferral as Deferral, contextWindow: contextWindow as number | undefined, activation };
 }
 
-async function create(c: RouteContext): Promise<Response> {
-  const req = parseCreate(await readJson(c.request));
+/** A new session on the pinned catalog (also used by the chat endpoint for header-less requests). */
+export async function createSession(c: RouteContext, req: CreateRequest): Promise<{ state: SessionState; cat: LoadedCatalog }> {
   const { catalogFile, policy, ttlMs } = settings(c.env);
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
   const frozen = freezeSession(cat.catalog, policy, req);
   const id = newSessionId();
-  const state = await stub(c.env, id).create({ id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, ...frozen });
+  const state = await stub(c.env, id).create({ id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, activation: req.activation, ...frozen });
   if (!state) throw new ToolsearchError("conflict", "session id collision; retry");
   remember(state);
+  return { state, cat };
+}
+
+async function create(c: RouteContext): Promise<Response> {
+  const { state, cat } = await createSession(c, parseCreate(await readJson(c.request)));
   const prompt = await promptFor(cat, state, "openai");
-  return json({ id, mode: state.mode, reason: state.reason, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
+  const { id, mode, reason, activation } = state;
+  return json({ id, mode, reason, activation, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
 }
 
 async function read(c: RouteContext): Promise<Response> {
   const { state } = await requireSession(c);
   const cat = await sessionCatalog(c, state);
-  const { id, mode, reason, model, profile, activations, createdAt } = state;
-  return json({ id, mode, reason, model, profile, catalog: catalogRef(cat), activations, createdAt: new Date(createdAt).toISOString() });
+  const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
+  return json({ id, mode, reason, activation, model, profile, catalog: catalogRef(cat), activations, createdAt: new Date(createdAt).toISOString() });
 }
 
 async function prompt(c: RouteContext): Promise<Response> {
@@ -131,20 +141,13 @@ async function toolSearch(c: RouteContext): Promise<Response> {
   const { state, stub: s } = cached ? { state: cached, stub: stub(c.env, cached.id) } : await requireSession(c);
   const cat = await sessionCatalog(c, state);
   // bad queries are answers for the model (HTTP 200 with the error in `result`), not HTTP errors
-  const parsed = parseQuery(query, limit);
-  if (state.mode === "full" && parsed.kind !== "error") {
-    return json({ result: "All tools are already loaded in this session; call them directly.", loaded: [], alreadyLoaded: [], matches: [] });
-  }
-  const outcome = runSearch(cat, parsed, (limit as number | undefined) ?? DEFAULT_LIMIT);
-  const names = outcome.kind === "select" ? outcome.found.map((t) => t.name) : outcome.kind === "keywords" ? outcome.matches.map((m) => m.name) : [];
-  const activation = outcome.kind === "error" ? { loaded: [], alreadyLoaded: [] } : await s.activate(names, String(query));
-  if (!activation) {
+  const answer = await answerToolSearch(cat, state, query, limit, (names, q) => s.activate(names, q));
+  if (!answer) {
     frozenCache.delete(state.id);
     throw new ToolsearchError("not_found", `session ${state.id} does not exist`);
   }
-  const matches = outcome.kind === "keywords" ? outcome.matches : outcome.kind === "select" ? outcome.found.map((t) => ({ name: t.name, description: t.description, score: 1 })) : [];
-  const result = formatResult(outcome, activation.loaded, activation.alreadyLoaded, typeof query === "string" ? query : "");
-  return json({ result, loaded: activation.loaded, alreadyLoaded: activation.alreadyLoaded, matches });
+  const { result, loaded, alreadyLoaded, matches } = answer;
+  return json({ result, loaded, alreadyLoaded, matches });
 }
 
 async function remove(c: RouteContext): Promise<Response> {

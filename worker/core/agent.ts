@@ -1,0 +1,142 @@
+// The agent loop behind /v1/chat/completions, pure: I/O (the model call, recording activations)
+// is passed in. Each round sends the upstream request; the model's calls are sorted into calls the
+// client runs (its own tools; catalog tools with valid arguments) and calls answered here
+// (toolSearch, arguments that fail the schema, unknown names). A round with any answered call is
+// hidden: its results are appended and the model is called again, at most `maxHops` times; the
+// last allowed call sets tool_choice "none" so the model must answer. Only the final round's
+// message reaches the client, and a splice records what the client did not see.
+
+import type { CatalogTool } from "./catalog.ts";
+import { CALL_TOOL_NAME, textOf, upstreamTools, addUsage, emptyUsage, type ChatMessage, type OpenAITool, type SessionView, type ToolCall, type Usage } from "./chat.ts";
+import { ToolsearchError } from "./errors.ts";
+import { TOOL_SEARCH_NAME } from "./prompt.ts";
+import { closestNames, type SearchCatalog } from "./search.ts";
+import { messageSig, type Splice } from "./splice.ts";
+import { checkArguments } from "./tool-args.ts";
+import { answerToolSearch, proxySchemas, type Activate } from "./tool-search.ts";
+
+export interface ModelTurn {
+  message: ChatMessage;
+  finishReason: string | null;
+  usage?: Partial<Usage> | null;
+}
+
+export interface AgentIO {
+  callModel(request: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown }): Promise<ModelTurn>;
+  activate: Activate;
+}
+
+export interface AgentInput {
+  catalog: SearchCatalog & { byName: ReadonlyMap<string, CatalogTool> };
+  session: SessionView;
+  clientTools: readonly OpenAITool[];
+  /** the client's messages, splices applied, system section in place */
+  messages: readonly ChatMessage[];
+  clientToolChoice?: unknown;
+  maxHops: number;
+  /** streaming forwards every round's text as it arrives: the client's message holds all of it */
+  streamedText: boolean;
+}
+
+export interface AgentResult {
+  /** the message the client receives */
+  message: ChatMessage;
+  finishReason: string | null;
+  usage: Usage;
+  hops: number;
+  /** null when the client saw everything upstream saw */
+  splice: Omit<Splice, "at" | "prefix"> | null;
+}
+
+type Verdict = { call: ToolCall; client: ToolCall } | { call: ToolCall; answer: string };
+
+function toolResult(call: ToolCall, content: string): ChatMessage {
+  return { role: "tool", tool_call_id: call.id, content };
+}
+
+export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentResult> {
+  const { catalog, clientTools, maxHops } = input;
+  const session = { ...input.session, activations: [...input.session.activations] };
+  const clientNames = new Set(clientTools.map((t) => t.function.name));
+  const hidden: ChatMessage[] = [];
+  let usage = emptyUsage();
+  let text = "";
+  for (let hop = 0; ; hop++) {
+    const last = hop === maxHops;
+    const turn = await io.callModel({
+      messages: [...input.messages, ...hidden],
+      tools: upstreamTools(clientTools, session, catalog.byName),
+      toolChoice: last ? "none" : input.clientToolChoice,
+    });
+    usage = addUsage(usage, turn.usage);
+    text += textOf(turn.message.content);
+    const calls = turn.message.tool_calls ?? [];
+    const verdicts: Verdict[] = [];
+    for (const call of calls) verdicts.push(await judge(call));
+    if (verdicts.every((v) => "client" in v)) {
+      const rewritten = verdicts.some((v) => "client" in v && v.client !== v.call);
+      const message: ChatMessage = { ...turn.message };
+      if (calls.length) message.tool_calls = verdicts.map((v) => (v as { client: ToolCall }).client);
+      if (input.streamedText && hidden.length) message.content = text || turn.message.content;
+      const changed = hidden.length > 0 || rewritten || messageSig(message) !== messageSig(turn.message);
+      return { message, finishReason: turn.finishReason, usage, hops: hop + 1, splice: changed ? { hidden, reply: { sig: messageSig(message), upstream: turn.message } } : null };
+    }
+    if (last) throw new ToolsearchError("upstream_error", `the model kept calling ${TOOL_SEARCH_NAME} after ${maxHops} rounds (maxHops) and tool_choice "none"`);
+    hidden.push(turn.message);
+    for (const v of verdicts) {
+      hidden.push(toolResult(v.call, "answer" in v ? v.answer : `Not run: this call was made together with calls that needed an answer first. Call ${v.call.function.name} again.`));
+    }
+  }
+
+  async function judge(call: ToolCall): Promise<Verdict> {
+    const name = call.function?.name ?? "";
+    if (name === TOOL_SEARCH_NAME && session.mode === "deferred") {
+      let args: { query?: unknown; limit?: unknown } = {};
+      try {
+        args = JSON.parse(call.function.arguments || "{}");
+      } catch {
+        return { call, answer: "Error: toolSearch arguments are not valid JSON; pass {\"query\": \"...\"}." };
+      }
+      const answer = await answerToolSearch(catalog, session, args?.query, args?.limit, io.activate);
+      if (!answer) throw new ToolsearchError("not_found", "the session was deleted during the request");
+      if (answer.activations) session.activations = answer.activations;
+      return { call, answer: answer.result };
+    }
+    if (name === CALL_TOOL_NAME && session.mode === "deferred" && session.activation === "proxy") {
+      const check = checkArguments(CALL_TOOL_SCHEMA, call.function.arguments);
+      if (!check.ok) return { call, answer: `Error: callTool ${check.errors.join("; ")}` };
+      const target = String(check.args.name);
+      return viaCatalog(call, target, check.args.arguments as Record<string, unknown>);
+    }
+    if (clientNames.has(name)) return { call, client: call };
+    return viaCatalog(call, name, call.function?.arguments ?? "");
+  }
+
+  /** A call to a catalog tool (loaded or not): load it if needed, then check its arguments. */
+  async function viaCatalog(call: ToolCall, name: string, args: string | Record<string, unknown>): Promise<Verdict> {
+    const tool = catalog.byName.get(name);
+    if (!tool) {
+      if (clientNames.has(name)) return { call, client: { ...call, function: { name, arguments: JSON.stringify(args) } } };
+      return { call, answer: `Error: there is no tool "${name.slice(0, 80)}". Closest names: ${closestNames(catalog, name).join(", ")}. Load one with ${TOOL_SEARCH_NAME}.` };
+    }
+    const loaded = session.mode === "full" || session.coreTools.includes(name) || session.activations.includes(name);
+    if (!loaded) {
+      const a = await io.activate([name], `call:${name}`);
+      if (!a) throw new ToolsearchError("not_found", "the session was deleted during the request");
+      session.activations = a.activations;
+    }
+    const check = checkArguments(tool.inputSchema, args);
+    if (!check.ok) {
+      const schema = session.activation === "proxy" ? proxySchemas(catalog.byName, [name]) : ` Its schema is now in your tools list.`;
+      return { call, answer: `Error: invalid arguments for ${name}:\n${check.errors.map((e) => `- ${e}`).join("\n")}\nFix them and call again.${schema}` };
+    }
+    const client = typeof args === "string" && call.function.name === name ? call : { ...call, function: { name, arguments: JSON.stringify(check.args) } };
+    return { call, client };
+  }
+}
+
+const CALL_TOOL_SCHEMA: Record<string, unknown> = {
+  type: "object",
+  properties: { name: { type: "string", minLength: 1 }, arguments: { type: "object" } },
+  required: ["name", "arguments"],
+};

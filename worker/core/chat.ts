@@ -1,0 +1,87 @@
+// The OpenAI Chat Completions shapes the agent endpoint speaks, and how a client's request becomes
+// the upstream request: the frozen deferred-names section joins the first system/developer
+// message, and the tools are the client's own first, then the session's (core, toolSearch or
+// callTool, activated), so a turn only ever appends to what the previous turn sent. Pure.
+
+import type { CatalogTool } from "./catalog.ts";
+import { sessionPromptParts } from "./frozen.ts";
+import { CALL_TOOL_NAME, openaiTool, promptTools, TOOL_SEARCH_NAME } from "./prompt.ts";
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: "system" | "developer" | "user" | "assistant" | "tool";
+  content?: unknown;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  name?: string;
+  [k: string]: unknown;
+}
+
+export interface OpenAITool {
+  type: "function";
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; [k: string]: unknown };
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+}
+
+export type Activation = "inject" | "proxy";
+
+export { CALL_TOOL_NAME };
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([TOOL_SEARCH_NAME, CALL_TOOL_NAME]);
+
+export interface SessionView {
+  mode: "deferred" | "full";
+  activation: Activation;
+  systemSection: string;
+  coreTools: readonly string[];
+  activations: readonly string[];
+}
+
+/** The upstream tools array: client tools first (their order), then the session's prompt tools. */
+export function upstreamTools(clientTools: readonly OpenAITool[], s: SessionView, byName: ReadonlyMap<string, CatalogTool>): OpenAITool[] {
+  const taken = new Set(clientTools.map((t) => t.function.name));
+  const own = promptTools(sessionPromptParts(byName, s)).filter((t) => !taken.has(t.name));
+  return [...clientTools, ...(own.map(openaiTool) as OpenAITool[])];
+}
+
+/** Append the frozen system section to the first system/developer message, or lead with it. */
+export function withSystemSection(messages: readonly ChatMessage[], section: string): ChatMessage[] {
+  if (!section) return [...messages];
+  const i = messages.findIndex((m) => m.role === "system" || m.role === "developer");
+  if (i < 0) return [{ role: "system", content: section }, ...messages];
+  const m = messages[i]!;
+  const text = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content : String(m.content ?? "");
+  const content = typeof text === "string" ? `${text}\n\n${section}` : [...text, { type: "text", text: section }];
+  return [...messages.slice(0, i), { ...m, content }, ...messages.slice(i + 1)];
+}
+
+export function emptyUsage(): Usage {
+  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, prompt_tokens_details: { cached_tokens: 0 } };
+}
+
+export function addUsage(sum: Usage, u: Partial<Usage> | null | undefined): Usage {
+  if (!u) return sum;
+  return {
+    prompt_tokens: sum.prompt_tokens + (u.prompt_tokens ?? 0),
+    completion_tokens: sum.completion_tokens + (u.completion_tokens ?? 0),
+    total_tokens: sum.total_tokens + (u.total_tokens ?? 0),
+    prompt_tokens_details: { cached_tokens: sum.prompt_tokens_details.cached_tokens + (u.prompt_tokens_details?.cached_tokens ?? 0) },
+  };
+}
+
+/** Text content of a message ("" for none or non-text parts). */
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("");
+  return "";
+}

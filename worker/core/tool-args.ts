@@ -1,0 +1,44 @@
+// Checks a model's tool-call arguments against the tool's JSON Schema before the call reaches the
+// client. @cfworker/json-schema interprets schemas (no eval / new Function), so it runs inside
+// Workers; one validator per schema is kept, since a catalog's schemas never change.
+
+import { Validator, type Schema, type SchemaDraft } from "@cfworker/json-schema";
+
+const validators = new WeakMap<object, Validator>();
+const MAX_ERRORS = 5;
+
+function draftOf(schema: Record<string, unknown>): SchemaDraft {
+  const s = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (s.includes("2020-12")) return "2020-12";
+  if (s.includes("2019-09")) return "2019-09";
+  if (s.includes("draft-04")) return "4";
+  return "7";
+}
+
+export type ArgsCheck = { ok: true; args: Record<string, unknown> } | { ok: false; errors: string[] };
+
+/** Parse a call's JSON arguments and validate them; errors are short lines a model can act on. */
+export function checkArguments(schema: Record<string, unknown>, raw: string | Record<string, unknown>): ArgsCheck {
+  let args: unknown = raw;
+  if (typeof raw === "string") {
+    try {
+      args = raw.trim() ? JSON.parse(raw) : {};
+    } catch (e) {
+      return { ok: false, errors: [`arguments are not valid JSON (${(e as Error).message})`] };
+    }
+  }
+  if (!args || typeof args !== "object" || Array.isArray(args)) return { ok: false, errors: ["arguments must be a JSON object"] };
+  let v = validators.get(schema);
+  if (!v) {
+    v = new Validator(schema as Schema, draftOf(schema), false);
+    validators.set(schema, v);
+  }
+  const result = v.validate(args);
+  if (result.valid) return { ok: true, args: args as Record<string, unknown> };
+  // the innermost errors say what is wrong; the outer ones only repeat "properties failed"
+  const errors = result.errors
+    .filter((e) => !["properties", "allOf", "$ref", "items"].includes(e.keyword))
+    .slice(0, MAX_ERRORS)
+    .map((e) => `${e.instanceLocation === "#" ? "arguments" : e.instanceLocation.replace(/^#/, "arguments")}: ${e.error}`);
+  return { ok: false, errors: errors.length ? errors : result.errors.slice(0, MAX_ERRORS).map((e) => e.error) };
+}

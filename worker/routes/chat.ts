@@ -1,0 +1,164 @@
+// POST /v1/chat/completions: OpenAI's Chat Completions, with tool search run server-side. The
+// session (header x-toolsearch-session, or a new one for the request's model) supplies the frozen
+// deferred section and the activated tools; stored splices put back the rounds the client never
+// saw, so each upstream request extends the previous one byte for byte. The loop itself is
+// core/agent.ts; this file speaks HTTP: request checks, JSON or SSE out, headers.
+
+import { runAgent, type AgentResult } from "../core/agent.ts";
+import { withSystemSection, type ChatMessage } from "../core/chat.ts";
+import { ToolsearchError } from "../core/errors.ts";
+import { applySplices, prefixChain, type Splice } from "../core/splice.ts";
+import { settings } from "../config.ts";
+import { json, readJson, route, type RouteContext } from "../http.ts";
+import type { SessionState } from "../session.ts";
+import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
+import { parseChatBody, CHAT_MAX_BODY_BYTES } from "./chat-body.ts";
+import { createSession, remember, sessionCatalog, stub } from "./sessions.ts";
+
+const SESSION_HEADER = "x-toolsearch-session";
+
+async function openSession(c: RouteContext, model: string, prefixes: string[]) {
+  const id = c.request.headers.get(SESSION_HEADER);
+  if (id) {
+    const s = stub(c.env, id);
+    // Splice holds free-form JSON, which the RPC stub types cannot express
+    const begun = (await s.beginChat(prefixes)) as { state: SessionState; splices: Splice[] } | null;
+    if (!begun) throw new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
+    remember(begun.state);
+    return { state: begun.state, splices: begun.splices, stub: s };
+  }
+  const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
+  if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
+  const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
+  const { state } = await createSession(c, { model, profile, deferral: "auto", activation });
+  return { state, splices: [], stub: stub(c.env, state.id) };
+}
+
+function maxHopsFor(c: RouteContext): number {
+  const raw = c.request.headers.get("x-toolsearch-max-hops");
+  if (raw === null) return settings(c.env).maxHops;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 10) throw new ToolsearchError("bad_request", "x-toolsearch-max-hops: must be an integer from 0 to 10");
+  return n;
+}
+
+async function chat(c: RouteContext): Promise<Response> {
+  const body = parseChatBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
+  const maxHops = maxHopsFor(c);
+  const clientMessages = body.messages as ChatMessage[];
+  const chain = await prefixChain(clientMessages);
+  const { state, splices, stub: s } = await openSession(c, body.model, chain);
+  const cat = await sessionCatalog(c, state);
+  const spliced = applySplices(clientMessages, chain, splices);
+  const { upstream: cfg } = settings(c.env);
+  const client = upstreamClient(cfg);
+  // the client going away (request.signal) or cancelling the stream aborts the upstream call
+  const abort = new AbortController();
+  c.request.signal?.addEventListener("abort", () => abort.abort());
+  const { messages: _m, tools: clientTools = [], stream, stream_options, tool_choice, ...passthrough } = body;
+  let meta: RoundMeta = { id: "", created: 0, model: body.model };
+  let hops = 0;
+  let onText: ((t: string) => void) | undefined;
+  const run = (): Promise<AgentResult> =>
+    runAgent(
+      { catalog: cat, session: state, clientTools, messages: withSystemSection(spliced.messages, state.systemSection), clientToolChoice: tool_choice, maxHops, streamedText: !!stream },
+      {
+        callModel: async (round) => {
+          hops++;
+          const turn = await callUpstream(client, cfg, passthrough, round, {
+            signal: abort.signal,
+            onText: (t, m) => {
+              meta = m;
+              onText?.(t);
+            },
+          });
+          meta = turn.meta;
+          return turn;
+        },
+        activate: (names, query) => s.activate(names, query),
+      },
+    ).then(async (result) => {
+      if (result.splice) await s.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
+      return result;
+    });
+  const headers = { "x-toolsearch-session": state.id, "x-toolsearch-spliced": String(spliced.applied) };
+  if (!stream) {
+    const result = await run();
+    const completion = { id: meta.id, object: "chat.completion", created: meta.created, model: meta.model, choices: [{ index: 0, message: result.message, finish_reason: result.finishReason, logprobs: null }], usage: result.usage };
+    return json(completion, 200, { ...headers, "x-toolsearch-hops": String(result.hops) });
+  }
+  return streamed(run, (f) => (onText = f), () => meta, () => hops, abort, headers, !!(stream_options as { include_usage?: boolean } | undefined)?.include_usage);
+}
+
+/**
+ * SSE in OpenAI's chunk format. Headers go out with the first text delta or when the loop ends, so
+ * a failure before any byte is still a plain JSON error with its status.
+ */
+async function streamed(
+  run: () => Promise<AgentResult>,
+  setOnText: (f: (t: string) => void) => void,
+  meta: () => RoundMeta,
+  hops: () => number,
+  abort: AbortController,
+  headers: Record<string, string>,
+  includeUsage: boolean,
+): Promise<Response> {
+  // a cancelled body (the client went away mid-stream) aborts the upstream call
+  let out!: ReadableStreamDefaultController<Uint8Array>;
+  const readable = new ReadableStream<Uint8Array>({ start: (c) => void (out = c), cancel: () => abort.abort() });
+  const enc = new TextEncoder();
+  const write = (s: string) => {
+    try {
+      out.enqueue(enc.encode(s));
+    } catch {
+      abort.abort();
+    }
+  };
+  const close = () => {
+    try {
+      out.close();
+    } catch {
+      /* already cancelled */
+    }
+  };
+  const send = (o: unknown) => write(`data: ${JSON.stringify(o)}\n\n`);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
+    const m = meta();
+    return { id: m.id, object: "chat.completion.chunk", created: m.created, model: m.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] };
+  };
+  let opened = false;
+  let open!: () => void;
+  const opening = new Promise<void>((r) => (open = r));
+  const begin = () => {
+    if (opened) return;
+    opened = true;
+    send(chunk({ role: "assistant", content: "" }));
+    open();
+  };
+  setOnText((t) => {
+    begin();
+    send(chunk({ content: t }));
+  });
+  const done = run().then(
+    async (result) => {
+      begin();
+      const calls = result.message.tool_calls ?? [];
+      calls.forEach((call, index) => send(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: call.function.arguments } }] })));
+      send(chunk({}, result.finishReason));
+      if (includeUsage) send({ ...chunk({}), choices: [], usage: result.usage });
+      write(`: x-toolsearch-hops ${result.hops}\n\ndata: [DONE]\n\n`);
+      close();
+    },
+    async (e: unknown) => {
+      if (!opened) throw e;
+      // mid-stream failure: the status is already sent; say what happened in the stream
+      const err = e instanceof ToolsearchError ? e : new ToolsearchError("internal", "internal error");
+      send(err.toJSON());
+      close();
+    },
+  );
+  await Promise.race([opening, done]);
+  return new Response(readable, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers, "x-toolsearch-hops": String(hops()) } });
+}
+
+export const chatRoutes = [route("POST", "/v1/chat/completions", chat)];

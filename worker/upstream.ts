@@ -1,0 +1,106 @@
+// The upstream model, through the openai SDK at OPENAI_BASE_URL (any OpenAI-compatible server).
+// A round is always requested as a stream: text reaches the client as it arrives (when the client
+// streams), and tool-call deltas are gathered into one message the agent loop can judge. Upstream
+// 4xx answers pass through in OpenAI's error shape; 5xx and timeouts are retried by the SDK with
+// backoff, then become a 502 naming the cause. An aborted client aborts the upstream call.
+
+import OpenAI from "openai";
+import type { ChatMessage, OpenAITool, ToolCall, Usage } from "./core/chat.ts";
+import type { ModelTurn } from "./core/agent.ts";
+import { ToolsearchError } from "./core/errors.ts";
+
+export interface UpstreamConfig {
+  baseURL: string;
+  apiKey: string;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+/** An upstream 4xx, passed to the client with the upstream's status and error object. */
+export class UpstreamRejection extends ToolsearchError {
+  readonly body: Record<string, unknown>;
+  constructor(status: number, body: Record<string, unknown>) {
+    super("upstream_error", String(body.message ?? `upstream answered ${status}`), status);
+    this.body = body;
+  }
+  override toJSON() {
+    return { error: { ...this.body, code: this.body.code ?? "upstream_error", message: this.message } } as ReturnType<ToolsearchError["toJSON"]>;
+  }
+}
+
+export function upstreamClient(cfg: UpstreamConfig): OpenAI {
+  return new OpenAI({ baseURL: cfg.baseURL, apiKey: cfg.apiKey, timeout: cfg.timeoutMs, maxRetries: cfg.maxRetries });
+}
+
+export interface RoundMeta {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/** Call the model once; `onText` sees each text delta (with the round's id, created, model). */
+export async function callUpstream(
+  client: OpenAI,
+  cfg: UpstreamConfig,
+  body: Record<string, unknown>,
+  round: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown },
+  opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void },
+): Promise<ModelTurn & { meta: RoundMeta }> {
+  const params = { ...body, messages: round.messages, stream: true, stream_options: { include_usage: true } } as Record<string, unknown>;
+  if (round.tools.length) params.tools = round.tools;
+  else delete params.tools;
+  if (round.toolChoice !== undefined && round.tools.length) params.tool_choice = round.toolChoice;
+  else delete params.tool_choice;
+  let text = "";
+  const calls: ToolCall[] = [];
+  let finishReason: string | null = null;
+  let usage: Partial<Usage> | null = null;
+  const meta: RoundMeta = { id: "", created: Math.floor(Date.now() / 1000), model: String(body.model) };
+  try {
+    const stream = await client.chat.completions.create(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: opts.signal });
+    for await (const chunk of stream) {
+      if (chunk.id) meta.id = chunk.id;
+      if (chunk.created) meta.created = chunk.created;
+      if (chunk.model) meta.model = chunk.model;
+      if (chunk.usage) usage = chunk.usage as Partial<Usage>;
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === "string" && delta.content) {
+        text += delta.content;
+        opts.onText?.(delta.content, meta);
+      }
+      for (const tc of delta.tool_calls ?? []) {
+        const slot = (calls[tc.index] ??= { id: "", type: "function", function: { name: "", arguments: "" } });
+        if (tc.id) slot.id = tc.id;
+        if (tc.function?.name) slot.function.name += tc.function.name;
+        if (tc.function?.arguments) slot.function.arguments += tc.function.arguments;
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+  } catch (e) {
+    throw upstreamFailure(e, cfg);
+  }
+  if (!meta.id) throw new ToolsearchError("upstream_error", "upstream answered with no completion chunks");
+  const message: ChatMessage = { role: "assistant", content: text || null };
+  const toolCalls = calls.filter(Boolean);
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  return { message, finishReason, usage, meta };
+}
+
+export function upstreamFailure(e: unknown, cfg: UpstreamConfig): Error {
+  if (e instanceof ToolsearchError) return e;
+  if (e instanceof OpenAI.APIUserAbortError) return new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
+  if (e instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ToolsearchError("upstream_error", `upstream did not answer within ${cfg.timeoutMs} ms (tried ${cfg.maxRetries + 1} times)`);
+  }
+  if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 400 && e.status < 500) {
+    const err = (e.error ?? {}) as Record<string, unknown>;
+    return new UpstreamRejection(e.status, { message: err.message ?? e.message, type: err.type ?? "invalid_request_error", param: err.param ?? null, code: err.code ?? null });
+  }
+  if (e instanceof OpenAI.APIError && e.status !== undefined) {
+    return new ToolsearchError("upstream_error", `upstream answered ${e.status} (tried ${cfg.maxRetries + 1} times): ${e.message.slice(0, 300)}`);
+  }
+  if (e instanceof OpenAI.APIConnectionError) return new ToolsearchError("upstream_error", `could not reach upstream at ${cfg.baseURL} (tried ${cfg.maxRetries + 1} times)`);
+  return new ToolsearchError("upstream_error", `upstream answered something that is not a chat completion stream: ${(e as Error)?.message?.slice(0, 300)}`);
+}
