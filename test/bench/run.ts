@@ -11,6 +11,7 @@ import { buildTimes } from "./build-time.ts";
 import { BENCH_CATALOGS, benchCatalogs, ROOT } from "./catalogs.ts";
 import { coldStart } from "./cold-start.ts";
 import { latency } from "./latency.ts";
+import { RESULTS, sections } from "./results.ts";
 import { throughput } from "./throughput.ts";
 
 const f = (n: number, d = 1) => n.toFixed(d);
@@ -79,9 +80,11 @@ async function main() {
   }
 
   if (only) return console.log(out.join("\n")); // one section: printed, RESULTS.md left whole
-  const path = join(ROOT, "test/bench/RESULTS.md");
-  await writeFile(path, `${out.join("\n")}\n`);
-  console.log(`wrote ${path}`);
+  // sections owned by other benches (bench:search, bench:agent) are kept as they are
+  const mine = sections(out.join("\n")).byHeading;
+  const kept = [...sections(await readFile(RESULTS, "utf8").catch(() => "")).byHeading].filter(([h]) => !mine.has(h) && !/^## [1-5]\./.test(h));
+  await writeFile(RESULTS, `${[out.join("\n").trimEnd(), ...kept.map(([, s]) => s)].join("\n\n")}\n`);
+  console.log(`wrote ${RESULTS}`);
 }
 
 await main();
