@@ -5,6 +5,8 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { prepareWorkerCatalogs } from "./test/worker/prepare-catalogs.ts";
 
+const TEST_API_KEYS = JSON.stringify({ "test-key-tenant-a-000000": "tenant-a", "test-key-tenant-b-000000": "tenant-b" });
+
 // the workers project serves test/worker/catalogs/: build it before workerd starts
 await prepareWorkerCatalogs();
 
@@ -21,7 +23,13 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml", environment: "test" } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml", environment: "test" },
+            // the secrets of the test deployment (test/worker/helpers.ts has the same keys)
+            miniflare: { bindings: { API_KEYS: TEST_API_KEYS, OPENAI_API_KEY: "test-upstream-key" } },
+          }),
+        ],
         test: {
           name: "workers",
           include: ["test/worker/**/*.test.ts"],

@@ -1,7 +1,10 @@
-// Worker entry: routing and the one error handler. Every response carries x-catalog; every error
-// is `{ error: { code, message } }` with the status of its ToolsearchError; anything else is a 500
-// whose details stay in the logs.
+// Worker entry: routing and the one error handler. /v1/* needs an API key (worker/auth.ts), checked
+// before anything else so an unauthenticated caller learns nothing. Every other response carries
+// x-catalog; every error is `{ error: { code, message } }` with the status of its
+// ToolsearchError; a Durable Object that failed or was reset is a 503 to retry; anything else is a
+// 500 whose details stay in the logs.
 
+import { authenticate } from "./auth.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { labelFromFile, loadCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
@@ -30,6 +33,11 @@ function match(method: string, path: string): { route: Route; params: Record<str
 function toError(e: unknown): ToolsearchError {
   if (e instanceof ToolsearchError) return e;
   console.error("unhandled error", e);
+  // errors thrown across a Durable Object call carry these flags (Workers runtime)
+  const flags = (e ?? {}) as { remote?: boolean; retryable?: boolean; overloaded?: boolean; durableObjectReset?: boolean };
+  if (flags.durableObjectReset || flags.overloaded || flags.retryable || flags.remote) {
+    return new ToolsearchError("unavailable", "session storage failed during the request; nothing was half-written, retry");
+  }
   return new ToolsearchError("internal", "internal error");
 }
 
@@ -38,7 +46,9 @@ export default {
     const url = new URL(request.url);
     let label: string | undefined;
     let response: Response;
+    let tenant = "";
     try {
+      if (url.pathname === "/v1" || url.pathname.startsWith("/v1/")) tenant = await authenticate(request, env.API_KEYS);
       const pinned = settings(env).catalogFile;
       // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
       label = (await loadCatalog(env.ASSETS, pinned).catch((e) => {
@@ -48,11 +58,11 @@ export default {
       const found = match(request.method, url.pathname);
       if (found === null) throw new ToolsearchError("not_found", `no route ${request.method} ${url.pathname.slice(0, 200)}`);
       if (found === "wrong-method") throw new ToolsearchError("method_not_allowed", `${request.method} is not allowed on ${url.pathname.slice(0, 200)}`);
-      const c: RouteContext = { request, env, ctx, url, params: found.params, setCatalogLabel: (l) => (label = l) };
+      const c: RouteContext = { request, env, ctx, url, tenant, params: found.params, setCatalogLabel: (l) => (label = l) };
       response = await found.route.handler(c);
     } catch (e) {
       const err = toError(e);
-      response = json(err.toJSON(), err.status);
+      response = json(err.toJSON(), err.status, err.status === 401 ? { "www-authenticate": 'Bearer realm="toolsearch"' } : {});
     }
     const headers = new Headers(response.headers);
     if (label) headers.set("x-catalog", label);

@@ -102,12 +102,14 @@ export class SessionDO extends DurableObject<Env> {
 
   /** Remember what upstream saw in a turn that the client did not; the newest per prefix wins. */
   addSplice(splice: Splice): boolean {
-    if (!this.row()) return false;
-    const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM splices").one().n ?? 0) + 1;
-    this.sql.exec("INSERT OR REPLACE INTO splices (prefix, at, data, seq) VALUES (?, ?, ?, ?)", splice.prefix, splice.at, JSON.stringify(splice), seq);
-    // bounded: abandoned branches of edited histories must not grow a session without end
-    this.sql.exec("DELETE FROM splices WHERE seq <= ?", seq - MAX_SPLICES);
-    return true;
+    return this.ctx.storage.transactionSync(() => {
+      if (!this.row()) return false;
+      const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM splices").one().n ?? 0) + 1;
+      this.sql.exec("INSERT OR REPLACE INTO splices (prefix, at, data, seq) VALUES (?, ?, ?, ?)", splice.prefix, splice.at, JSON.stringify(splice), seq);
+      // bounded: abandoned branches of edited histories must not grow a session without end
+      this.sql.exec("DELETE FROM splices WHERE seq <= ?", seq - MAX_SPLICES);
+      return true;
+    });
   }
 
   /**
@@ -115,27 +117,26 @@ export class SessionDO extends DurableObject<Env> {
    * and log the query. Null if the session does not exist.
    */
   activate(names: string[], query: string): Activation | null {
-    const r = this.row();
-    if (!r) return null;
-    const core = new Set((JSON.parse(r.data) as SessionInit).coreTools);
-    const now = Date.now();
-    const loaded: string[] = [];
-    const alreadyLoaded: string[] = [];
-    for (const name of names) {
-      if (core.has(name)) {
-        alreadyLoaded.push(name);
-        continue;
+    // one transaction: a failure part-way (storage error, reset) must not leave half an activation
+    return this.ctx.storage.transactionSync(() => {
+      const r = this.row();
+      if (!r) return null;
+      const core = new Set((JSON.parse(r.data) as SessionInit).coreTools);
+      const now = Date.now();
+      const loaded: string[] = [];
+      const alreadyLoaded: string[] = [];
+      for (const name of names) {
+        if (core.has(name) || this.sql.exec("SELECT 1 FROM activations WHERE name = ?", name).toArray().length) {
+          alreadyLoaded.push(name);
+          continue;
+        }
+        this.sql.exec("INSERT INTO activations (name, at) VALUES (?, ?)", name, now);
+        loaded.push(name);
       }
-      if (this.sql.exec("SELECT 1 FROM activations WHERE name = ?", name).toArray().length) {
-        alreadyLoaded.push(name);
-        continue;
-      }
-      this.sql.exec("INSERT INTO activations (name, at) VALUES (?, ?)", name, now);
-      loaded.push(name);
-    }
-    this.sql.exec("INSERT INTO events (at, query, loaded) VALUES (?, ?, ?)", now, query, JSON.stringify(loaded));
-    this.sql.exec("UPDATE session SET last_used_at = ?", now);
-    return { loaded, alreadyLoaded, activations: this.activationNames() };
+      this.sql.exec("INSERT INTO events (at, query, loaded) VALUES (?, ?, ?)", now, query, JSON.stringify(loaded));
+      this.sql.exec("UPDATE session SET last_used_at = ?", now);
+      return { loaded, alreadyLoaded, activations: this.activationNames() };
+    });
   }
 
   events(): Array<{ at: number; query: string; loaded: string[] }> {

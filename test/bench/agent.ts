@@ -11,7 +11,7 @@ import { openaiTool, deferredSection, toolDefinition, TOOL_SEARCH_TOOL } from ".
 import { searchCatalog } from "../../worker/core/search.ts";
 import { answerToolSearch } from "../../worker/core/tool-search.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
-import { startWranglerDev } from "../fixtures/wrangler-dev.ts";
+import { DEV_API_KEY, startWranglerDev } from "../fixtures/wrangler-dev.ts";
 import { BENCH_WORK, ROOT } from "./catalogs.ts";
 import { pinnedDemo, replaceSection } from "./results.ts";
 
@@ -90,7 +90,7 @@ export async function agentBench(): Promise<AgentRow[]> {
   try {
     for (const activation of ["inject", "proxy"]) {
       llm.reset();
-      const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: "bench", maxRetries: 0 });
+      const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: DEV_API_KEY, maxRetries: 0 });
       let session: string | undefined;
       const send: Send = async (messages) => {
         const { data, response } = await client.chat.completions

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BENCH_CATALOGS, BENCH_WORK, ROOT, type BenchCatalog } from "./catalogs.ts";
-import { wranglerDev } from "./wrangler-dev.ts";
+import { DEV_AUTH, wranglerDev } from "./wrangler-dev.ts";
 
 export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
@@ -45,7 +45,7 @@ export async function latency(catalogs: BenchCatalog[], n = 2000): Promise<Laten
   for (const c of catalogs) {
     const dev = await wranglerDev(workerToml(c.file), join(BENCH_WORK, "wrangler.latency.toml"));
     try {
-      const post = (path: string, body: unknown) => fetch(`${dev.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown) => fetch(`${dev.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...DEV_AUTH }, body: JSON.stringify(body) });
       const session = (await (await post("/v1/sessions", { model: "gpt-5", deferral: "on" })).json()) as { id: string };
       const names = await loadNames(c);
       await measure(50, () => fetch(`${dev.url}/healthz`)); // warm up

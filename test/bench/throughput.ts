@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BENCH_CATALOGS, BENCH_WORK, type BenchCatalog } from "./catalogs.ts";
 import { workerToml } from "./latency.ts";
-import { wranglerDev } from "./wrangler-dev.ts";
+import { DEV_AUTH, wranglerDev } from "./wrangler-dev.ts";
 
 const KEYWORDS = ["create issue", "take screenshot", "list files", "search web", "read file", "navigate browser", "query database", "send message"];
 
@@ -29,7 +29,7 @@ export async function throughput(catalog: BenchCatalog, seconds = 30, connection
   const names = (JSON.parse(await readFile(join(BENCH_CATALOGS, catalog.file), "utf8")) as { tools: Array<{ name: string; alwaysLoad?: boolean }> }).tools.filter((t) => !t.alwaysLoad).map((t) => t.name);
   const dev = await wranglerDev(workerToml(catalog.file), join(BENCH_WORK, "wrangler.throughput.toml"));
   try {
-    const headers = { "content-type": "application/json" };
+    const headers = { "content-type": "application/json", ...DEV_AUTH };
     const ids: string[] = [];
     for (let i = 0; i < sessions; i++) {
       const r = await fetch(`${dev.url}/v1/sessions`, { method: "POST", headers, body: JSON.stringify({ model: "gpt-5", deferral: "on" }) });
@@ -53,7 +53,7 @@ export async function throughput(catalog: BenchCatalog, seconds = 30, connection
             if (op === 0) return { ...req, method: "POST", path: "/v1/sessions", headers, body: JSON.stringify({ model: "gpt-5", deferral: "on" }) };
             if (op < 5) return { ...req, method: "POST", path: `/v1/sessions/${id}/tool-search`, headers, body: JSON.stringify({ query: `select:${names[(i * 31) % names.length]}` }) };
             if (op < 8) return { ...req, method: "POST", path: `/v1/sessions/${id}/tool-search`, headers, body: JSON.stringify({ query: KEYWORDS[i % KEYWORDS.length], limit: 3 }) };
-            return { ...req, method: "GET", path: `/v1/sessions/${id}/prompt`, body: undefined };
+            return { ...req, method: "GET", path: `/v1/sessions/${id}/prompt`, headers: DEV_AUTH, body: undefined };
           },
           onResponse: (status: number, body: string, context: Record<string, unknown>) => {
             if (status !== 200 || !body.startsWith('{"result"')) return;
@@ -68,7 +68,7 @@ export async function throughput(catalog: BenchCatalog, seconds = 30, connection
     let extra = 0;
     let duplicated = 0;
     for (const id of ids) {
-      const s = (await (await fetch(`${dev.url}/v1/sessions/${id}`)).json()) as { activations: string[] };
+      const s = (await (await fetch(`${dev.url}/v1/sessions/${id}`, { headers: DEV_AUTH })).json()) as { activations: string[] };
       const stored = new Set(s.activations);
       const want = loaded.get(id)!;
       lost += [...want].filter((x) => !stored.has(x)).length;

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 
-export { freePort, type DevServer } from "../fixtures/wrangler-dev.ts";
+export { DEV_AUTH, freePort, type DevServer } from "../fixtures/wrangler-dev.ts";
 
 export async function wranglerDev(configToml: string, configPath: string, vars: Record<string, string> = {}): Promise<DevServer> {
   await mkdir(dirname(configPath), { recursive: true });

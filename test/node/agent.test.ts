@@ -11,6 +11,8 @@ import { tempDir } from "./helpers.ts";
 let llm: ScriptedLLM;
 let dev: DevServer;
 let client: OpenAI;
+const KEY = "agent-test-key-0123456789";
+const AUTH = { authorization: `Bearer ${KEY}` };
 type Msg = OpenAI.ChatCompletionMessageParam;
 type APIError = InstanceType<typeof OpenAI.APIError>;
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -19,9 +21,9 @@ beforeAll(async () => {
   llm = await startScriptedLLM();
   dev = await startWranglerDev({
     persistTo: await tempDir("toolsearch-agent-"),
-    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key", UPSTREAM_TIMEOUT_MS: "1500", UPSTREAM_MAX_RETRIES: "1" },
+    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key", UPSTREAM_TIMEOUT_MS: "1500", UPSTREAM_MAX_RETRIES: "1", API_KEYS: JSON.stringify({ [KEY]: "agent-tests" }) },
   });
-  client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: "unused", maxRetries: 0 });
+  client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: KEY, maxRetries: 0 });
 }, 90_000);
 afterAll(async () => {
   await dev?.stop();
@@ -84,7 +86,7 @@ describe("POST /v1/chat/completions, inject mode", () => {
     const later = llm.requests.slice(1);
     const share = later.reduce((n, r) => n + r.usage.cached_tokens, 0) / later.reduce((n, r) => n + r.usage.prompt_tokens, 0);
     expect(share).toBeGreaterThan(0.5);
-    const state = (await (await fetch(`${dev.url}/v1/sessions/${session}`)).json()) as Json;
+    const state = (await (await fetch(`${dev.url}/v1/sessions/${session}`, { headers: AUTH })).json()) as Json;
     expect(state.activations).toEqual(called);
   });
 
@@ -128,7 +130,7 @@ describe("calls the model makes without loading", () => {
     const r = await ask([{ role: "user", content: "read graph of memory [no-load]" }]);
     expect(r.hops).toBe(1);
     expect((r.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.name).toBe("mcp__memory__read_graph");
-    const state = (await (await fetch(`${dev.url}/v1/sessions/${r.session}`)).json()) as Json;
+    const state = (await (await fetch(`${dev.url}/v1/sessions/${r.session}`, { headers: AUTH })).json()) as Json;
     expect(state.activations).toEqual(["mcp__memory__read_graph"]);
   });
 
@@ -239,7 +241,7 @@ describe("upstream failures", () => {
     for (const fault of [{ status: 503 }, { garbage: true as const }, { hang: true as const }]) {
       llm.reset();
       llm.fail(fault, fault);
-      const res = await fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] }) });
+      const res = await fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...AUTH }, body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] }) });
       expect(res.status, JSON.stringify(fault)).toBe(502);
       const body = (await res.json()) as Json;
       expect(body.error.code).toBe("upstream_error");
@@ -257,7 +259,7 @@ describe("bad requests", () => {
     ["reserved tool name", { model: "gpt-4o", messages: [{ role: "user", content: "x" }], tools: [{ type: "function", function: { name: "toolSearch" } }] }, /^tools\.0\.function\.name: is reserved/],
     ["n > 1", { model: "gpt-4o", messages: [{ role: "user", content: "x" }], n: 2 }, /^n: only n = 1/],
   ])("%s: 400 naming the field", async (_, body, message) => {
-    const res = await fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const res = await fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...AUTH }, body: JSON.stringify(body) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.message).toMatch(message);
     expect(llm.requests).toHaveLength(0);

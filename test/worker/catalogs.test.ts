@@ -5,7 +5,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SessionDO } from "../../worker/session.ts";
-import { callWith } from "./helpers.ts";
+import { callWith, sessionObject } from "./helpers.ts";
 
 const V1 = { CATALOG: "shop@1.0.0.json" };
 const V2 = { CATALOG: "shop@2.0.0.json" };
@@ -35,7 +35,7 @@ describe("pinning", () => {
 
   it("a session whose catalog file is no longer deployed answers 409", async () => {
     const id = `ses_${"A".repeat(32)}`;
-    const stub = env.SESSIONS.getByName(id);
+    const stub = sessionObject(id);
     await runInDurableObject(stub, (o: SessionDO) =>
       o.create({ id, catalogFile: "shop@0.9.0.json", catalogHash: "0".repeat(64), model: "gpt-4o", profile: "default", mode: "deferred", activation: "inject", reason: "test", systemSection: "", coreTools: [], ttlMs: 60_000 }),
     );

@@ -7,10 +7,20 @@ import worker from "../../worker/index.ts";
 
 export const BASE = "https://toolsearch.test";
 
+// the API keys of the test deployment (vitest.config.ts gives the workers project API_KEYS)
+export const KEY_A = "test-key-tenant-a-000000";
+export const KEY_B = "test-key-tenant-b-000000";
+export const TEST_API_KEYS = JSON.stringify({ [KEY_A]: "tenant-a", [KEY_B]: "tenant-b" });
+export const AUTH_A = { authorization: `Bearer ${KEY_A}` };
+export const AUTH_B = { authorization: `Bearer ${KEY_B}` };
+
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** A request as tenant A unless `headers` says otherwise (`authorization: ""` sends none). */
 export function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Request {
-  const init: RequestInit = { method, headers: { ...headers } };
+  const all: Record<string, string> = { ...AUTH_A, ...headers };
+  if (!all.authorization) delete all.authorization;
+  const init: RequestInit = { method, headers: all };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
@@ -24,9 +34,9 @@ export async function call(method: string, path: string, body?: unknown, headers
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json, text };
 }
 
-export async function callWith(vars: Record<string, unknown>, method: string, path: string, body?: unknown) {
+export async function callWith(vars: Record<string, unknown>, method: string, path: string, body?: unknown, headers?: Record<string, string>) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(request(method, path, body), { ...env, ...vars } as Env, ctx);
+  const res = await worker.fetch(request(method, path, body, headers), { ...env, ...vars } as Env, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json };
@@ -40,3 +50,6 @@ export async function newSession(body: Record<string, unknown> = { model: "gpt-4
 
 export const search = (id: string, query: unknown, limit?: number) => call("POST", `/v1/sessions/${id}/tool-search`, limit === undefined ? { query } : { query, limit });
 export const promptOf = async (id: string, format = "openai") => (await call("GET", `/v1/sessions/${id}/prompt?format=${format}`)).body as Json;
+
+/** The Durable Object of a session, named as the Worker names it: `<tenant>/<id>`. */
+export const sessionObject = (id: string, tenant = "tenant-a") => env.SESSIONS.getByName(`${tenant}/${id}`);

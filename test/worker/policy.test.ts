@@ -99,6 +99,6 @@ describe("bad input on the session routes", () => {
     const s = (await create({ model: "gpt-4o", deferral: "on" })).body;
     const r = await call("GET", `/v1/sessions/${s.id}/prompt?format=gemini`);
     expect(r.status).toBe(400);
-    expect(r.body.error.message).toBe('format must be "openai" or "anthropic", got "gemini"');
+    expect(r.body.error.message).toBe('format: must be "openai" or "anthropic", got "gemini"');
   });
 });

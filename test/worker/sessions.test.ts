@@ -110,19 +110,18 @@ describe("toolSearch", () => {
     }
   });
 
-  it("bad queries are errors for the model, with HTTP 200", async () => {
+  it("bad queries are 400s naming the field and the rule, and record nothing", async () => {
     const s = await newSession();
     for (const [query, limit, text] of [
-      ["", undefined, "Error: query is empty"],
-      ["x".repeat(1001), undefined, "Error: query is 1001 characters; the limit is 1000."],
-      ["orders", 0, "Error: limit must be an integer from 1 to 20."],
-      ["orders", 21, "Error: limit must be an integer from 1 to 20."],
-      [`select:${Array.from({ length: 21 }, (_, i) => `t${i}`).join(",")}`, undefined, "Error: select: takes at most 20 names; got 21."],
+      ["", undefined, "query: must not be empty: `select:<name>` or keywords"],
+      ["x".repeat(1001), undefined, "query: at most 1000 characters"],
+      ["orders", 0, "limit: must be an integer from 1 to 20"],
+      ["orders", 21, "limit: must be an integer from 1 to 20"],
+      [`select:${Array.from({ length: 21 }, (_, i) => `t${i}`).join(",")}`, undefined, "query: select: takes at most 20 names, got 21"],
     ] as const) {
       const r = await search(s.id, query, limit);
-      expect(r.status).toBe(200);
-      expect(r.body.result).toContain(text);
-      expect(r.body.loaded).toEqual([]);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: "bad_request", message: text });
     }
     expect((await call("GET", `/v1/sessions/${s.id}`)).body.activations).toEqual([]);
   });

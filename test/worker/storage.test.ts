@@ -4,7 +4,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { SessionDO } from "../../worker/session.ts";
-import { call, newSession, search } from "./helpers.ts";
+import { call, newSession, search, sessionObject } from "./helpers.ts";
 
 const SHOP = ["cancel_order", "refund_order", "track_shipment", "update_shipping_address", "get_customer", "send_email", "apply_coupon", "list_orders", "get_order", "create_order", "get_product", "inventory_check-stock"].map((n) => `mcp__shop__${n}`);
 
@@ -19,7 +19,7 @@ describe("SessionDO", () => {
     const state = (await call("GET", `/v1/sessions/${s.id}`)).body;
     expect(state.activations).toHaveLength(SHOP.length);
     expect(new Set(state.activations).size).toBe(SHOP.length);
-    const stub = env.SESSIONS.getByName(s.id);
+    const stub = sessionObject(s.id);
     const events = await runInDurableObject(stub, (o: SessionDO) => o.events());
     expect(events).toHaveLength(50);
     // the event log, replayed in order, reproduces the activation order
@@ -33,7 +33,7 @@ describe("SessionDO", () => {
     const used = await newSession();
     await search(used.id, "select:mcp__shop__get_order");
     for (const s of [idle, used]) {
-      const stub = env.SESSIONS.getByName(s.id);
+      const stub = sessionObject(s.id);
       const ttl = Number(env.SESSION_TTL_SECONDS) * 1000;
       await runInDurableObject(stub, (_o: SessionDO, state) => {
         const alarm = state.storage.getAlarm();
@@ -47,7 +47,7 @@ describe("SessionDO", () => {
     const kept = await call("GET", `/v1/sessions/${used.id}`);
     expect(kept.status).toBe(200);
     expect(kept.body.activations).toEqual(["mcp__shop__get_order"]);
-    const next = await runInDurableObject(env.SESSIONS.getByName(used.id), (_o: SessionDO, state) => state.storage.getAlarm());
+    const next = await runInDurableObject(sessionObject(used.id), (_o: SessionDO, state) => state.storage.getAlarm());
     expect(next).toBeGreaterThan(Date.now());
   });
 
@@ -55,7 +55,7 @@ describe("SessionDO", () => {
     const s = await newSession();
     await search(s.id, "refund");
     expect((await call("DELETE", `/v1/sessions/${s.id}`)).status).toBe(204);
-    const stub = env.SESSIONS.getByName(s.id);
+    const stub = sessionObject(s.id);
     const left = await runInDurableObject(stub, (_o: SessionDO, state) => ({
       rows: ["session", "activations", "events"].map((t) => state.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${t}`).one().n),
     }));

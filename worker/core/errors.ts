@@ -18,6 +18,7 @@ export type ErrorCode =
   | "unauthorized"
   | "conflict"
   | "upstream_error"
+  | "unavailable"
   | "internal";
 
 const STATUS: Record<ErrorCode, number> = {
@@ -36,6 +37,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   conflict: 409,
   upstream_error: 502,
+  unavailable: 503,
   internal: 500,
 };
 

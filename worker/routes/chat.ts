@@ -12,26 +12,26 @@ import { settings } from "../config.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import type { SessionState } from "../session.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
-import { parseChatBody, CHAT_MAX_BODY_BYTES } from "./chat-body.ts";
-import { createSession, remember, sessionCatalog, stub } from "./sessions.ts";
+import { createSession, notFound, remember, sessionCatalog, sessionStub } from "../sessions.ts";
+import { CHAT_MAX_BODY_BYTES, parseChatBody } from "./bodies.ts";
 
 const SESSION_HEADER = "x-toolsearch-session";
 
 async function openSession(c: RouteContext, model: string, prefixes: string[]) {
   const id = c.request.headers.get(SESSION_HEADER);
   if (id) {
-    const s = stub(c.env, id);
+    const s = sessionStub(c, id);
     // Splice holds free-form JSON, which the RPC stub types cannot express
     const begun = (await s.beginChat(prefixes)) as { state: SessionState; splices: Splice[] } | null;
-    if (!begun) throw new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
-    remember(begun.state);
+    if (!begun) throw notFound(id);
+    remember(c, begun.state);
     return { state: begun.state, splices: begun.splices, stub: s };
   }
   const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
   if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
   const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
   const { state } = await createSession(c, { model, profile, deferral: "auto", activation });
-  return { state, splices: [], stub: stub(c.env, state.id) };
+  return { state, splices: [], stub: sessionStub(c, state.id) };
 }
 
 function maxHopsFor(c: RouteContext): number {
