@@ -6,8 +6,10 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { EXPOSED_NAME_RE } from "../../worker/core/catalog.ts";
 import { assignExposedNames, exposedName } from "../../worker/core/names.ts";
-import { rankKeywords, rankNames, searchCatalog } from "../../worker/core/search.ts";
-import { splitIdentifier, tokenize } from "../../worker/core/search-text.ts";
+import { translateTerms } from "../../worker/core/glossary.ts";
+import { topKeywords } from "../../worker/core/rank.ts";
+import { parseQuery, rankKeywords, rankNames, searchCatalog } from "../../worker/core/search.ts";
+import { CJK_RUN, foldPlural, splitIdentifier, tokenize } from "../../worker/core/search-text.ts";
 import { buildIndex, restoreIndex } from "../../worker/core/tool-index.ts";
 import { ROOT } from "./helpers.ts";
 
@@ -91,6 +93,67 @@ describe("query expansion", () => {
     expect(rankNames(cat, "list dir", 1)).toEqual(["mcp__t__list_directory"]);
     // "repo" typed: the tool that says "repo" ranks above the one that says "repository"
     expect(rankNames(cat, "create repo", 2)).toEqual(["mcp__t__create_repo_webhook", "mcp__t__create_repository"]);
+  });
+});
+
+/** A searchable catalog of [name, description] pairs on one server. */
+function miniCatalog(pairs: string[][]) {
+  const tools = pairs.map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1 } }));
+  return searchCatalog(tools, restoreIndex(JSON.parse(JSON.stringify(buildIndex(tools))), tools));
+}
+
+describe("words", () => {
+  it("CJK runs become character bigrams, split from Latin words; Hangul keeps its spaced words", () => {
+    expect(tokenize("在浏览器里截图")).toEqual(["在浏", "浏览", "览器", "器里", "里截", "截图"]);
+    expect(tokenize("读取json文件, 八")).toEqual(["读取", "json", "文件", "八"]);
+    expect(tokenize("データ")).toEqual(["デー", "ータ"]);
+    expect(tokenize("파일 검색")).toEqual(["파일", "검색"]);
+  });
+
+  it("folds plurals only (Harman's S rules), not 'news', '-ss', '-us', '-is'", () => {
+    const folded = ["entities", "commits", "files", "shoes", "indexes", "news", "class", "status", "analysis", "v2s", "get"].map(foldPlural);
+    expect(folded).toEqual(["entity", "commit", "file", "shoe", "indexe", "news", "class", "status", "analysis", "v2s", "get"]);
+    expect(tokenize("list_commits")).toEqual(["list", "commit"]);
+  });
+
+  it("drops request phrasing and single letters from task-style queries", () => {
+    expect(parseQuery("Could you help me create an issue? I'm stuck", undefined)).toMatchObject({ terms: ["create", "issue", "stuck"] });
+  });
+});
+
+describe("glossary", () => {
+  it("finds the longest Chinese term at each position and gives its English", () => {
+    expect(translateTerms("创建拉取请求", CJK_RUN)).toEqual({ words: ["create", "pull request"], alternatives: [] });
+    // 数据库 (database), not 数据 (data) + 库 (library); 的/中 start no entry and are skipped
+    expect(translateTerms("删除数据库中的集合", CJK_RUN)).toEqual({ words: ["delete", "database", "collection"], alternatives: ["remove"] });
+    expect(translateTerms("no chinese here", CJK_RUN)).toEqual({ words: [], alternatives: [] });
+  });
+
+  it("a Chinese query finds the English-described tool, and the Chinese-described one by bigrams", () => {
+    const cat = miniCatalog([
+      ["take_screenshot", "Take a screenshot of the browser page"],
+      ["create_pull_request", "Open a new pull request"],
+      ["list_issues", "List issues in a repository"],
+      ["weather_now", "查询城市的实时天气"],
+    ]);
+    expect(parseQuery("在浏览器里截图", undefined)).toMatchObject({ terms: expect.arrayContaining(["browser", "screenshot", "截图"]) });
+    expect(rankNames(cat, "在浏览器里截图", 1)).toEqual(["mcp__t__take_screenshot"]);
+    expect(rankNames(cat, "创建拉取请求", 1)).toEqual(["mcp__t__create_pull_request"]);
+    expect(rankNames(cat, "列出仓库的问题", 1)).toEqual(["mcp__t__list_issues"]);
+    expect(rankNames(cat, "北京实时天气", 1)).toEqual(["mcp__t__weather_now"]);
+  });
+});
+
+describe("ranking", () => {
+  it("a plural in the tool's name still matches ('commit history' -> list_commits)", () => {
+    const cat = miniCatalog([["list_commits", "Get list of commits of a branch"], ["push_files", "Push files in a single commit"]]);
+    expect(rankNames(cat, "commit history", 1)).toEqual(["mcp__t__list_commits"]);
+  });
+
+  it("topKeywords keeps exactly the head of the full ranking, ties by name", () => {
+    const cat = miniCatalog(Array.from({ length: 40 }, (_, i) => [`tool_${i}`, i % 3 ? "read a file" : "read a file from disk"]));
+    const full = [...rankKeywords(cat, ["read", "file", "disk"])].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    for (const depth of [1, 5, 14, 39, 60]) expect(topKeywords(cat, ["read", "file", "disk"], depth)).toEqual(full.slice(0, depth));
   });
 });
 

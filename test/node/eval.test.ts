@@ -1,12 +1,14 @@
 // catalog eval: the metrics on a hand-made set where the right answers are known, the baselines'
 // exact scoring rules, and clear errors for bad query files.
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { oramaDefault, xcodeKeyword } from "../../cli/lib/baselines.ts";
 import { evaluate, readQueries, resolveGold, type EvalQuery } from "../../cli/lib/eval.ts";
 import type { CatalogTool } from "../../worker/core/catalog.ts";
-import { tempDir } from "./helpers.ts";
+import { readCatalogFile } from "../../cli/lib/files.ts";
+import { rankNames, searchCatalog } from "../../worker/core/search.ts";
+import { ROOT, tempDir } from "./helpers.ts";
 
 const tool = (server: string, name: string, description: string, props: Record<string, unknown> = {}): CatalogTool => ({
   name: `mcp__${server}__${name}`,
@@ -73,5 +75,24 @@ describe("eval errors", () => {
     await writeFile(join(dir, "shape.jsonl"), '{"query":"a"}\n');
     await expect(readQueries(join(dir, "shape.jsonl"))).rejects.toThrow('line 1: needs "query" (string) and "gold" (array of "<server>/<tool>")');
     expect(() => resolveGold([{ id: "1", query: "x", gold: ["gh/create_issue", "gh/nope", "zz/top"] }], tools)).toThrow('2 gold references not in the catalog: "gh/nope", "zz/top"');
+  });
+});
+
+describe("demo query sets", () => {
+  it("resolve in the pinned demo catalog: 150+ model-style short queries, 40+ Chinese ones", async () => {
+    const pinned = /^CATALOG = "([^"]+)"/m.exec(await readFile(join(ROOT, "wrangler.toml"), "utf8"))![1]!;
+    const { catalog, index } = await readCatalogFile(join(ROOT, "catalogs", pinned));
+    const short = await readQueries(join(ROOT, "test/bench/queries/demo-short.jsonl"));
+    const zh = await readQueries(join(ROOT, "test/bench/queries/demo-zh.jsonl"));
+    expect(short.length).toBeGreaterThanOrEqual(150);
+    expect(short.every((q) => q.query.split(/\s+/).length <= 6)).toBe(true);
+    expect(zh.length).toBeGreaterThanOrEqual(40);
+    expect(zh.every((q) => /\p{Script=Han}/u.test(q.query))).toBe(true);
+    const byRef = resolveGold([...short, ...zh], catalog.tools);
+    // a floor well under the measured figures (RESULTS.md), so a ranking regression fails here
+    const cat = searchCatalog(catalog.tools, index);
+    const rank = (q: string, k: number) => rankNames(cat, q, k);
+    expect(evaluate(short, byRef, rank).metrics["success@5"]).toBeGreaterThanOrEqual(95);
+    expect(evaluate(zh, byRef, rank).metrics["success@5"]).toBeGreaterThanOrEqual(80);
   });
 });

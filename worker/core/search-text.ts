@@ -2,69 +2,27 @@
 // to build the Orama index and by every query (Worker and CLI) so the two can never disagree.
 // Orama does not persist tokenizer settings (orama#934): INDEX_CONFIG's id is stored in the
 // catalog and a reader with a different id refuses the catalog instead of ranking wrongly.
+// Query-side word lists (stop words, synonyms) are in vocabulary.ts, the Chinese glossary in
+// glossary.ts: neither changes the index.
 
 import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
-/**
- * Query words that carry no meaning for tool choice. Dropped from queries (when other words
- * remain), not from the index: they match most tools, so scoring them costs the most time
- * (a posting list per field) for almost no BM25 weight.
- */
-export const STOP_WORDS = new Set(
-  "a an and are as at be by for from has have i if in into is it its me my of on or our please so that the their them then there these this those to was we were what when where which while will with you your".split(" "),
-);
-
-/**
- * Abbreviations and synonyms of this domain, applied to queries only (the index keeps the tools'
- * own words): each query word also searches for these, at EXPANSION_WEIGHT of a typed word.
- */
-const SYNONYM_GROUPS = [
-  "repo repository",
-  "pr pull request",
-  "db database",
-  "dir directory folder",
-  "msg message",
-  "k8s kubernetes",
-  "doc docs document documentation",
-  "img image picture photo",
-  "config configuration settings",
-  "env environment",
-  "auth authentication login",
-  "info information details",
-  "stats statistics",
-  "delete remove",
-  "js javascript",
-  "ts typescript",
-  "url link",
-  "screenshot screen capture",
-];
-export const EXPANSION_WEIGHT = 0.5;
-export const SYNONYMS: ReadonlyMap<string, string[]> = (() => {
-  const map = new Map<string, string[]>();
-  for (const group of SYNONYM_GROUPS) {
-    const words = group.split(" ");
-    // multi-word expansions ("pr" -> "pull request") apply one way, from the abbreviation
-    const [head, ...rest] = words;
-    if (head === "pr") {
-      map.set(head, rest);
-      continue;
-    }
-    for (const w of words) map.set(w, words.filter((x) => x !== w));
-  }
-  return map;
-})();
-
 /** Bump `id` whenever tokenize(), the fields or their meaning change. */
 export const INDEX_CONFIG = {
-  id: "toolsearch-words/2",
+  id: "toolsearch-words/3",
   fields: ["name", "server", "description", "params"] as const,
 } as const;
 
-/** Query-time ranking: BM25 per field, weighted (name words count most). */
-export const RANKING: { boost: Record<string, number>; k1: number; b: number; rerankDepth: number; coverage: number } = {
-  boost: { name: 3, server: 1.5, description: 1, params: 0.4 },
+/**
+ * Query-time ranking (rank.ts): BM25F, the fields' term counts weighted by `boost` and
+ * length-normalised by `b` before one saturation (`k1`), then a rerank by name coverage.
+ */
+export const RANKING: { boost: Record<string, number>; k1: number; b: number; queryTf: number; rerankDepth: number; coverage: number } = {
+  boost: { name: 2, server: 1.5, description: 1, params: 0.4 },
   k1: 1.2,
   b: 0.75,
+  /** weight of a word typed c times: 1 + queryTf * ln(c) */
+  queryTf: 0.5,
   /** second stage: the BM25 top `rerankDepth` re-scored by name/server coverage of the query */
   rerankDepth: 50,
   coverage: 1,
@@ -91,10 +49,62 @@ export function splitIdentifier(text: string): string {
     .replace(/[_\-.:/]+/g, " ");
 }
 
-/** Text -> index/query tokens: identifiers split, NFKC, lowercase, letters and digits only. */
+/** Han and Japanese kana: scripts written without spaces between words (Hangul has spaces). */
+export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+/gu;
+const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/**
+ * A run of CJK characters -> overlapping character bigrams (a one-character run stays itself).
+ * Chinese has no spaces, so the whole run would otherwise be one "word" that only an identical
+ * run could match. Bigrams are deterministic (Intl.Segmenter's dictionary differs between ICU
+ * versions, and the index is built by Node but read by workerd) and match most two-character
+ * words, the commonest length.
+ */
+function pushBigrams(run: string, out: string[]): void {
+  const chars = Array.from(run);
+  if (chars.length === 1) out.push(run);
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+}
+
+/**
+ * Plural to singular, Harman's "S" stemmer: `-ies` -> `-y`, `-es` -> `-e`, `-s` -> ``, except
+ * `-us -ss -is` (and `-aies -eies -aes -ees -oes` fall through to the next rule). Only plurals: full stemming (Porter) measured worse,
+ * it merges words that name different tools; a plural never does ("list_commits" is what
+ * "commit history" wants). "news" is not the plural of "new". Short words and words with
+ * digits are kept as they are.
+ */
+export function foldPlural(w: string): string {
+  if (w.length < 4 || w === "news" || /\d/.test(w)) return w;
+  // the first rule that applies wins ("shoes": not "-es" -> "-e", so "-s" -> "shoe")
+  if (/[^ae]ies$/.test(w)) return `${w.slice(0, -3)}y`;
+  if (/[^aeo]es$/.test(w)) return w.slice(0, -1);
+  if (/[^usi]s$/.test(w)) return w.slice(0, -1);
+  return w;
+}
+
+/**
+ * Text -> index/query tokens: identifiers split, NFKC, lowercase, letters and digits only,
+ * plurals folded, CJK runs as bigrams.
+ */
 export function tokenize(text: string): string[] {
   const words = splitIdentifier(text).normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u);
-  return words.filter((w) => w.length > 0);
+  const out: string[] = [];
+  for (const w of words) {
+    if (!w) continue;
+    if (!HAS_CJK.test(w)) {
+      out.push(foldPlural(w));
+      continue;
+    }
+    // "json文件" -> "json" + bigrams of "文件": split where the script changes
+    let last = 0;
+    for (const m of w.matchAll(CJK_RUN)) {
+      if (m.index > last) out.push(foldPlural(w.slice(last, m.index)));
+      pushBigrams(m[0], out);
+      last = m.index + m[0].length;
+    }
+    if (last < w.length) out.push(foldPlural(w.slice(last)));
+  }
+  return out;
 }
 
 function propertyText(schema: SearchableTool["inputSchema"]): string {

@@ -1,11 +1,16 @@
 // toolSearch, pure: parse the query (`select:a,b`, `+required` words, `mcp__server` prefixes,
-// keywords), rank with BM25 over the catalog's restored Orama index, and format the text the
-// model gets back. Activation itself (which names are new for the session) is decided by the
-// session's storage; this module only proposes names and renders the outcome.
+// keywords; Chinese terms also in English through the glossary), rank (rank.ts), and format the
+// text the model gets back. Activation itself (which names are new for the session) is decided
+// by the session's storage; this module only proposes names and renders the outcome.
 
 import type { AnyOrama } from "@orama/orama";
 import type { CatalogTool } from "./catalog.ts";
-import { EXPANSION_WEIGHT, INDEX_CONFIG, RANKING, STOP_WORDS, SYNONYMS, tokenize } from "./search-text.ts";
+import { translateTerms } from "./glossary.ts";
+import { expand, rerankByCoverage, topKeywords } from "./rank.ts";
+import { CJK_RUN, RANKING, tokenize } from "./search-text.ts";
+import { STOP_WORDS, SYNONYMS } from "./vocabulary.ts";
+
+export { rankKeywords, rerankByCoverage } from "./rank.ts";
 
 export const MAX_QUERY = 1000;
 export const MAX_SELECT = 20;
@@ -33,7 +38,8 @@ export function rankNames(cat: SearchCatalog, query: string, k: number): string[
 export type ParsedQuery =
   | { kind: "error"; message: string }
   | { kind: "select"; names: string[] }
-  | { kind: "keywords"; terms: string[]; required: string[]; server?: string };
+  /** `alternatives`: glossary alternatives of a Chinese query's terms, searched at expansion weight */
+  | { kind: "keywords"; terms: string[]; required: string[]; server?: string; alternatives?: string[] };
 
 export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
   if (typeof query !== "string" || !query.trim()) return { kind: "error", message: "Error: query is empty. Pass `select:<name>` or keywords." };
@@ -58,67 +64,17 @@ export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
     else if (w.startsWith("+") && w.length > 1) required.push(...tokenize(w.slice(1)));
     else rest.push(w);
   }
-  const tokens = tokenize(rest.join(" "));
-  const meaningful = tokens.filter((w) => !STOP_WORDS.has(w));
+  const text = rest.join(" ");
+  // CJK terms also search for their English (glossary), so English-described tools are found
+  const english = translateTerms(text, CJK_RUN);
+  const tokens = [...tokenize(text), ...tokenize(english.words.join(" "))];
+  // single letters are left-overs ("I'm" -> "i", "m"), not words
+  const meaningful = tokens.filter((w) => !STOP_WORDS.has(w) && !/^[a-z]$/.test(w));
   const terms = meaningful.length ? meaningful : tokens;
   if (!terms.length && !required.length && server === undefined) return { kind: "error", message: "Error: query has no searchable words." };
-  return { kind: "keywords", terms: [...terms, ...required], required, server };
-}
-
-type Tree = { find(q: { term: string; exact: boolean }): Record<string, Iterable<number>> };
-interface IndexData {
-  indexes: Record<string, { node: Tree }>;
-  frequencies: Record<string, Record<number, Record<string, number> | undefined>>;
-  tokenOccurrences: Record<string, Record<string, number>>;
-  fieldLengths: Record<string, Record<number, number | undefined>>;
-  avgFieldLength: Record<string, number>;
-}
-
-function own<T>(obj: Record<string, T>, key: string): T | undefined {
-  return Object.hasOwn(obj, key) ? obj[key] : undefined;
-}
-
-/** The query's words plus their synonyms; a synonym weighs EXPANSION_WEIGHT unless also typed. */
-function expand(terms: readonly string[]): { all: string[]; weights: Map<string, number> } {
-  const typed = new Set(terms);
-  const weights = new Map<string, number>();
-  for (const t of typed) for (const syn of SYNONYMS.get(t) ?? []) if (!typed.has(syn)) weights.set(syn, EXPANSION_WEIGHT);
-  return { all: [...typed, ...weights.keys()], weights };
-}
-
-/** BM25 over whole-word matches (Orama's own search expands every word as a prefix). */
-export function rankKeywords(cat: SearchCatalog, terms: readonly string[], required: readonly string[] = [], weights?: ReadonlyMap<string, number>): Map<string, number> {
-  const db = cat.index as unknown as { data: { index: IndexData }; internalDocumentIDStore: { internalIdToId: string[] } };
-  const data = db.data.index;
-  const n = cat.tools.length;
-  const scores = new Map<number, number>();
-  const hasTerm = new Map<string, Set<number>>();
-  for (const term of new Set(terms)) {
-    const docs = new Set<number>();
-    for (const field of INDEX_CONFIG.fields) {
-      // own() everywhere: a query word like "constructor" must not read Object.prototype
-      const ids = own(data.indexes[field]!.node.find({ term, exact: true }), term);
-      if (!ids) continue;
-      const df = own(data.tokenOccurrences[field]!, term) ?? 0;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const avg = data.avgFieldLength[field] || 1;
-      for (const id of ids) {
-        const len = data.fieldLengths[field]![id] ?? 0;
-        const terms = data.frequencies[field]![id];
-        const tf = terms ? (own(terms, term) ?? 0) : 0; // term count (see tool-index.ts)
-        const s = (idf * tf * (RANKING.k1 + 1)) / (tf + RANKING.k1 * (1 - RANKING.b + (RANKING.b * len) / avg));
-        scores.set(id, (scores.get(id) ?? 0) + s * RANKING.boost[field]! * (weights?.get(term) ?? 1));
-        docs.add(id);
-      }
-    }
-    hasTerm.set(term, docs);
-  }
-  const out = new Map<string, number>();
-  for (const [id, score] of scores) {
-    if (required.some((r) => !hasTerm.get(r)?.has(id))) continue;
-    out.set(db.internalDocumentIDStore.internalIdToId[id - 1]!, score);
-  }
-  return out;
+  const parsed: ParsedQuery = { kind: "keywords", terms: [...terms, ...required], required, server };
+  if (english.alternatives.length) parsed.alternatives = english.alternatives.flatMap(tokenize);
+  return parsed;
 }
 
 export interface Match {
@@ -147,34 +103,22 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   }
   const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || t.name.startsWith(`mcp__${parsed.server}__`));
   let ranked: Array<[string, number]>;
+  const matched = new Set<string>();
   if (parsed.terms.length) {
-    const { all, weights } = expand(parsed.terms);
-    ranked = [...rankKeywords(cat, all, parsed.required, weights)].filter(([name]) => allowed(cat.byName.get(name)!));
+    const { all, weights } = expand(parsed.terms, parsed.alternatives);
+    const depth = Math.max(RANKING.rerankDepth, limit);
+    const filter = candidates || parsed.server !== undefined ? allowed : undefined;
+    ranked = topKeywords(cat, all, depth, { required: parsed.required, weights, matched, allowed: filter });
   } else {
-    ranked = cat.tools.filter(allowed).map((t) => [t.name, 0]);
+    ranked = cat.tools.filter(allowed).map((t): [string, number] => [t.name, 0]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
   }
-  ranked.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  if (parsed.terms.length > 1) ranked = rerankByCoverage(cat, ranked, parsed.terms);
+  // coverage counts only words the catalog has (the CJK bigrams of a Chinese query asking for
+  // English-described tools match nothing and would only dilute it)
+  const known = parsed.terms.filter((t) => matched.has(t) || SYNONYMS.get(t)?.some((x) => matched.has(x)));
+  if (known.length > 1) ranked = rerankByCoverage(cat, ranked, known);
   const matches = ranked.slice(0, limit).map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000 }));
   const serverTools = parsed.server !== undefined ? cat.tools.filter(allowed).map((t) => t.name) : undefined;
   return { kind: "keywords", matches, serverTools };
-}
-
-/**
- * Second stage over the BM25 top: boost tools whose name and server words cover more of the
- * query's distinct words ("devtools click element": chrome-devtools/click covers two of three,
- * playwright/browser_click one). BM25 alone lets one rare word in a long name outweigh that.
- */
-export function rerankByCoverage(cat: SearchCatalog, ranked: Array<[string, number]>, terms: readonly string[]): Array<[string, number]> {
-  const distinct = [...new Set(terms)];
-  const head = ranked.slice(0, RANKING.rerankDepth).map(([name, score]): [string, number] => {
-    const t = cat.byName.get(name)!;
-    const words = new Set([...tokenize(`${t.originalName} ${t.title ?? ""}`), ...tokenize(t.server)]);
-    const covered = distinct.filter((w) => words.has(w)).length / distinct.length;
-    return [name, score * (1 + RANKING.coverage * covered)];
-  });
-  head.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return [...head, ...ranked.slice(RANKING.rerankDepth)];
 }
 
 /** Levenshtein distance, capped work: names are at most 64 characters. */
