@@ -125,6 +125,18 @@ describe("POST /v1/chat/completions, inject mode", () => {
   });
 });
 
+describe("full mode", () => {
+  it("gives a model that cannot use tool search every tool and no toolSearch", async () => {
+    const r = await ask([{ role: "user", content: "create an issue on github" }], undefined, {}, { model: "gpt-4.1-nano" });
+    expect(r.hops).toBe(1);
+    expect((r.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.name).toBe("mcp__github__create_issue");
+    const tools = names(llm.requests[0]!);
+    expect(tools).not.toContain("toolSearch");
+    expect(tools.length).toBeGreaterThan(150);
+    expect(String(llm.requests[0]!.body.messages[0]!.content)).not.toContain("# Deferred tools");
+  });
+});
+
 describe("calls the model makes without loading", () => {
   it("loads a deferred tool called directly and passes valid arguments to the client", async () => {
     const r = await ask([{ role: "user", content: "read graph of memory [no-load]" }]);
@@ -178,6 +190,15 @@ describe("streaming", () => {
     expect(usage.prompt_tokens).toBe(llm.requests[0]!.usage.prompt_tokens + llm.requests[1]!.usage.prompt_tokens);
     expect(llm.requests).toHaveLength(2);
     expect(llm.requests.every((r) => r.body.stream === true)).toBe(true);
+  });
+
+  it("ends the SSE stream with the hop count and [DONE]", async () => {
+    const res = await fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...AUTH }, body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "read graph of memory" }] }) });
+    const text = await res.text();
+    const events = text.split("\n\n").filter(Boolean);
+    expect(events.at(-1)).toBe("data: [DONE]");
+    expect(events.at(-2)).toBe(": x-toolsearch-hops 2");
+    for (const e of events.slice(0, -2)) expect(JSON.parse(e.replace(/^data: /, "")).object).toBe("chat.completion.chunk");
   });
 
   it("streams text as it comes and the next turn still splices what the client saw", async () => {
