@@ -60,8 +60,8 @@ export function withSystemSection(messages: readonly ChatMessage[], section: str
   const i = messages.findIndex((m) => m.role === "system" || m.role === "developer");
   if (i < 0) return [{ role: "system", content: section }, ...messages];
   const m = messages[i]!;
-  const text = typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content : String(m.content ?? "");
-  const content = typeof text === "string" ? `${text}\n\n${section}` : [...text, { type: "text", text: section }];
+  // content is a string or an array of parts; the section joins as text either way
+  const content = Array.isArray(m.content) ? [...m.content, { type: "text", text: section }] : `${textOf(m.content)}\n\n${section}`;
   return [...messages.slice(0, i), { ...m, content }, ...messages.slice(i + 1)];
 }
 
