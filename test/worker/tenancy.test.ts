@@ -95,4 +95,24 @@ describe("faults", () => {
       expect((await call("GET", `/v1/sessions/${s.id}`)).status).toBe(404);
     }
   });
+
+  it("concurrent creation and deletion of one session object end whole or empty, never mixed", async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = `ses_${String(round).repeat(32)}`;
+      const stub = sessionObject(id);
+      const init = (model: string) => ({ id, catalogFile: "shop@1.0.0.json", catalogHash: "0".repeat(64), model, profile: "default", mode: "deferred" as const, activation: "inject" as const, reason: "test", systemSection: "", coreTools: [], ttlMs: 60_000 });
+      const results = await Promise.all([stub.create(init("first")), stub.remove(), stub.create(init("second")), stub.activate(["mcp__shop__get_order"], "q")]);
+      const created = results.filter((r, i) => (i === 0 || i === 2) && r !== null);
+      expect(created.length).toBeGreaterThanOrEqual(1);
+      const state = await stub.get();
+      const rows = await runInDurableObject(stub, (_o: SessionDO, st) => ["session", "activations", "events"].map((t) => st.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${t}`).one().n));
+      if (state === null) expect(rows).toEqual([0, 0, 0]);
+      else {
+        expect(["first", "second"]).toContain(state.model);
+        expect(rows[0]).toBe(1);
+        expect(state.activations.length).toBe(rows[1]);
+      }
+      await stub.remove();
+    }
+  });
 });
