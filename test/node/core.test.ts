@@ -116,6 +116,11 @@ describe("words", () => {
     expect(tokenize("list_commits")).toEqual(["list", "commit"]);
   });
 
+  it("keeps a camelCase word whole too, as people type it", () => {
+    expect(tokenize("Evaluate JavaScript")).toEqual(["evaluate", "java", "script", "javascript"]);
+    expect(tokenize("get_file_contents")).toEqual(["get", "file", "content"]);
+  });
+
   it("drops request phrasing and single letters from task-style queries", () => {
     expect(parseQuery("Could you help me create an issue? I'm stuck", undefined)).toMatchObject({ terms: ["create", "issue", "stuck"] });
   });

@@ -9,7 +9,7 @@ import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
 /** Bump `id` whenever tokenize(), the fields or their meaning change. */
 export const INDEX_CONFIG = {
-  id: "toolsearch-words/3",
+  id: "toolsearch-words/4",
   fields: ["name", "server", "description", "params"] as const,
 } as const;
 
@@ -83,28 +83,34 @@ export function foldPlural(w: string): string {
 }
 
 /**
- * Text -> index/query tokens: identifiers split, NFKC, lowercase, letters and digits only,
- * plurals folded, CJK runs as bigrams.
+ * Text -> index/query tokens: identifiers split (camelCase words also kept whole), NFKC,
+ * lowercase, letters and digits only, plurals folded, CJK runs as bigrams.
  */
 export function tokenize(text: string): string[] {
-  const words = splitIdentifier(text).normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u);
   const out: string[] = [];
-  for (const w of words) {
-    if (!w) continue;
-    if (!HAS_CJK.test(w)) {
-      out.push(foldPlural(w));
-      continue;
-    }
-    // "json文件" -> "json" + bigrams of "文件": split where the script changes
-    let last = 0;
-    for (const m of w.matchAll(CJK_RUN)) {
-      if (m.index > last) out.push(foldPlural(w.slice(last, m.index)));
-      pushBigrams(m[0], out);
-      last = m.index + m[0].length;
-    }
-    if (last < w.length) out.push(foldPlural(w.slice(last)));
+  for (const segment of text.split(/[^\p{L}\p{N}]+/u)) {
+    if (!segment) continue;
+    const parts = splitIdentifier(segment).normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    for (const w of parts) pushWord(w, out);
+    // a camelCase word is also its whole: "JavaScript" -> java, script, javascript (as typed)
+    if (parts.length > 1 && !HAS_CJK.test(segment)) out.push(foldPlural(parts.join("")));
   }
   return out;
+}
+
+function pushWord(w: string, out: string[]): void {
+  if (!HAS_CJK.test(w)) {
+    out.push(foldPlural(w));
+    return;
+  }
+  // "json文件" -> "json" + bigrams of "文件": split where the script changes
+  let last = 0;
+  for (const m of w.matchAll(CJK_RUN)) {
+    if (m.index > last) out.push(foldPlural(w.slice(last, m.index)));
+    pushBigrams(m[0], out);
+    last = m.index + m[0].length;
+  }
+  if (last < w.length) out.push(foldPlural(w.slice(last)));
 }
 
 function propertyText(schema: SearchableTool["inputSchema"]): string {
