@@ -14,36 +14,11 @@ export interface RankCatalog {
   index: AnyOrama;
 }
 
-/** Orama's radix tree node (trees/radix.js): child by first character, edge label, docs, end, word. */
-interface RadixNode {
-  c: Map<string, RadixNode>;
-  s: string;
-  d: Set<number>;
-  e: boolean;
-  w: string;
-}
 interface IndexData {
-  indexes: Record<string, { node: RadixNode }>;
-  frequencies: Record<string, Record<number, Record<string, number> | undefined>>;
+  /** field -> word -> [id, count, id, count, ...] (tool-index.ts) */
+  frequencies: Record<string, Record<string, number[] | undefined>>;
   fieldLengths: Record<string, Record<number, number | undefined>>;
   avgFieldLength: Record<string, number>;
-}
-
-/**
- * The documents holding exactly `term`: a walk down the edges. Orama's find({exact}) collects
- * the whole subtree under the term and de-duplicates each document with Array.includes, which
- * made a cold lookup of a common word cost milliseconds.
- */
-function exactDocs(root: RadixNode, term: string): Set<number> | undefined {
-  let node = root;
-  let i = 0;
-  while (i < term.length) {
-    const child = node.c.get(term[i]!);
-    if (!child || !term.startsWith(child.s, i)) return undefined;
-    node = child;
-    i += child.s.length;
-  }
-  return node.e && node.w === term ? node.d : undefined;
 }
 
 /** One word's BM25F evidence: the documents (internal ids) that hold it and their pseudo counts. */
@@ -55,7 +30,7 @@ interface Posting {
 /**
  * Postings per index, computed on first use of a word and kept: a word's evidence depends only
  * on the index and RANKING, and the common words of queries recur, so a warm isolate reads one
- * typed array per word instead of walking four radix trees and per-document maps. Bounded: the
+ * typed array per word instead of four postings and as many field lengths. Bounded: the
  * cache is dropped when it holds MAX_CACHED words, or when RANKING changed (tuning scripts).
  */
 const MAX_CACHED = 20_000;
@@ -80,16 +55,15 @@ function posting(index: AnyOrama, term: string, n: number): Posting {
   const sums = cache.scratch;
   const touched: number[] = [];
   for (const field of INDEX_CONFIG.fields) {
-    const ids = exactDocs(data.indexes[field]!.node, term);
-    if (!ids) continue;
+    // Array.isArray: a query word like "constructor" reads Object.prototype, never a posting
+    const pairs = data.frequencies[field]![term];
+    if (!Array.isArray(pairs)) continue;
     const avg = data.avgFieldLength[field] || 1;
     const boost = RANKING.boost[field]!;
-    const counts = data.frequencies[field]!;
     const lengths = data.fieldLengths[field]!;
-    for (const id of ids) {
-      // typeof: a query word like "constructor" reads Object.prototype, never a count
-      const tf = counts[id]?.[term];
-      if (typeof tf !== "number" || tf <= 0) continue; // term count (see tool-index.ts)
+    for (let i = 0; i < pairs.length; i += 2) {
+      const id = pairs[i]!;
+      const tf = pairs[i + 1]!;
       if (sums[id] === 0) touched.push(id);
       sums[id] = sums[id]! + (boost * tf) / (1 - RANKING.b + (RANKING.b * (lengths[id] ?? 0)) / avg);
     }

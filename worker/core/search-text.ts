@@ -7,9 +7,9 @@
 
 import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
-/** Bump `id` whenever tokenize(), the fields or their meaning change. */
+/** Bump `id` whenever tokenize(), the fields, their meaning or the saved layout (tool-index.ts) change. */
 export const INDEX_CONFIG = {
-  id: "toolsearch-words/4",
+  id: "toolsearch-words/5",
   fields: ["name", "server", "description", "params"] as const,
 } as const;
 

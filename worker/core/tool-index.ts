@@ -3,17 +3,21 @@
 // - the document store is left empty, saved and restored: ranking (search.ts) reads only the
 //   index, and each indexed document is a pure function of its tool anyway (toolSearchText);
 // - the internal-id table is dropped: tools are inserted in catalog order, so id i+1 is tools[i];
-// - `frequencies` hold integer term counts instead of Orama's count/fieldLength floats, in the
-//   file AND in the restored db: the only reader is our ranker (search.ts), which wants counts.
-//   Converting back would allocate every per-document map again at cold start. So Orama's own
-//   search() must not be run on a restored index (its BM25 would read counts as tf).
+// - `frequencies` hold per-word postings of integer counts (field -> word -> [id, count, ...])
+//   instead of Orama's per-document count/fieldLength floats, in the file AND in the restored
+//   db: the only reader is our ranker (rank.ts), which wants a word's documents and counts.
+//   Converting back would allocate every per-document map at cold start. So Orama's own
+//   search() must not be run on a restored index (it expects per-document maps).
 
 import { insertMultiple, load, save, count, type AnyOrama, type RawData } from "@orama/orama";
 import { createIndex, INDEX_CONFIG, tokenize, toolSearchText, type SearchableTool } from "./search-text.ts";
 
 type Frequencies = Record<string, Record<string, Record<string, number> | undefined>>;
+/** field -> word -> [id, count, id, count, ...] */
+export type Postings = Record<string, Record<string, number[]>>;
 interface OramaIndex {
-  frequencies: Frequencies;
+  /** Orama's per-document maps in save() output; Postings in the file and the restored db */
+  frequencies: Frequencies | Postings;
   fieldLengths: Record<string, Record<string, number | undefined>>;
   [key: string]: unknown;
 }
@@ -25,21 +29,31 @@ export interface SavedIndex {
   documents: number;
 }
 
-/** Orama's tf (count / field length) back to the integer count it was computed from. */
-function termCounts(index: OramaIndex): Frequencies {
-  const out: Frequencies = {};
+/**
+ * Orama's per-document tf maps (count / field length) turned around into per-word postings of
+ * integer counts: field -> word -> [id, count, id, count, ...], ids ascending. The ranker reads
+ * a word's documents and counts in one array; per-document maps cost a lookup in a differently
+ * shaped object for every document of a common word (milliseconds on a cold word at 3,000
+ * tools), and thousands of small objects at parse time.
+ */
+function postingsByWord(index: OramaIndex): Postings {
+  const out: Postings = {};
   for (const field of INDEX_CONFIG.fields) {
-    const perDoc = index.frequencies[field] ?? {};
+    const perDoc = (index.frequencies as Frequencies)[field] ?? {};
     const lengths = index.fieldLengths[field] ?? {};
-    const next: Record<string, Record<string, number>> = {};
-    for (const [id, terms] of Object.entries(perDoc)) {
+    const byWord = new Map<string, number[]>();
+    const ids = Object.keys(perDoc).map(Number).sort((a, b) => a - b);
+    for (const id of ids) {
+      const terms = perDoc[id];
       if (!terms) continue;
       const len = lengths[id] ?? 0;
-      const t: Record<string, number> = {};
-      for (const [term, tf] of Object.entries(terms)) t[term] = Math.round(tf * len);
-      next[id] = t;
+      for (const [term, tf] of Object.entries(terms)) {
+        let list = byWord.get(term);
+        if (!list) byWord.set(term, (list = []));
+        list.push(id, Math.round(tf * len));
+      }
     }
-    out[field] = next;
+    out[field] = Object.fromEntries(byWord);
   }
   return out;
 }
@@ -49,7 +63,7 @@ export function buildIndex(tools: readonly SearchableTool[]): SavedIndex {
   // insertMultiple is synchronous with no async hooks or components (none are configured)
   void insertMultiple(db, tools.map(toolSearchText), 1_000_000);
   const raw = save(db) as unknown as { index: OramaIndex; sorting: unknown; pinning: unknown; language: string };
-  const index = { ...raw.index, frequencies: termCounts(raw.index) };
+  const index = { ...raw.index, frequencies: postingsByWord(raw.index) };
   return { index, sorting: raw.sorting, pinning: raw.pinning, language: raw.language, documents: tools.length };
 }
 
