@@ -13,7 +13,7 @@ import { json, readJson, route, type RouteContext } from "../http.ts";
 import type { SessionState } from "../session.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
 import { createSession, notFound, remember, sessionCatalog, sessionStub } from "../sessions.ts";
-import { CHAT_MAX_BODY_BYTES, parseChatBody } from "./bodies.ts";
+import { CHAT_MAX_BODY_BYTES, parseChatBody } from "../bodies.ts";
 
 const SESSION_HEADER = "x-toolsearch-session";
 

@@ -11,7 +11,7 @@ import type { LoadedCatalog } from "../catalogs.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import type { SessionState } from "../session.ts";
 import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub } from "../sessions.ts";
-import { parseCreateBody, parseSearchBody } from "./bodies.ts";
+import { parseCreateBody, parseSearchBody } from "../bodies.ts";
 
 export function catalogRef(cat: LoadedCatalog) {
   return { name: cat.catalog.name, version: cat.catalog.version, hash: cat.catalog.hash };

@@ -4,10 +4,10 @@
 // An error names the field and the rule: `limit: must be an integer from 1 to 20`.
 
 import { z } from "zod";
-import { EXPOSED_NAME_RE } from "../core/catalog.ts";
-import { RESERVED_NAMES, type ChatMessage, type OpenAITool } from "../core/chat.ts";
-import { ToolsearchError } from "../core/errors.ts";
-import { MAX_LIMIT, MAX_QUERY, MAX_SELECT } from "../core/search.ts";
+import { EXPOSED_NAME_RE } from "./core/catalog.ts";
+import { RESERVED_NAMES, type ChatMessage, type OpenAITool } from "./core/chat.ts";
+import { ToolsearchError } from "./core/errors.ts";
+import { MAX_LIMIT, MAX_QUERY, MAX_SELECT } from "./core/search.ts";
 
 /** The value, or a bad_request naming the first field that breaks a rule. */
 function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): T {

@@ -1,0 +1,60 @@
+// The agent endpoint's end-to-end rig: the scripted upstream model, the Worker in workerd
+// (wrangler dev, the demo catalog, real Durable Objects) pointed at it, and the real `openai`
+// client; plus the checks the agent tests share. `useAgentRig()` registers the hooks.
+import OpenAI from "openai";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { startScriptedLLM, type Recorded, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
+import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
+import { tempDir } from "./helpers.ts";
+
+export const KEY = "agent-test-key-0123456789";
+export const AUTH = { authorization: `Bearer ${KEY}` };
+export type Msg = OpenAI.ChatCompletionMessageParam;
+export type APIError = InstanceType<typeof OpenAI.APIError>;
+export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface Rig {
+  llm: ScriptedLLM;
+  dev: DevServer;
+  client: OpenAI;
+}
+
+/** Start the rig once for the file; each test starts with no recorded requests and no faults. */
+export function useAgentRig(): Rig {
+  const rig = {} as Rig;
+  beforeAll(async () => {
+    rig.llm = await startScriptedLLM();
+    rig.dev = await startWranglerDev({
+      persistTo: await tempDir("toolsearch-agent-"),
+      vars: { OPENAI_BASE_URL: rig.llm.url, OPENAI_API_KEY: "test-key", UPSTREAM_TIMEOUT_MS: "1500", UPSTREAM_MAX_RETRIES: "1", API_KEYS: JSON.stringify({ [KEY]: "agent-tests" }) },
+    });
+    rig.client = new OpenAI({ baseURL: `${rig.dev.url}/v1`, apiKey: KEY, maxRetries: 0 });
+  }, 90_000);
+  afterAll(async () => {
+    await rig.dev?.stop();
+    await rig.llm?.close();
+  });
+  beforeEach(() => rig.llm.reset());
+  return rig;
+}
+
+export async function ask(rig: Rig, messages: Msg[], session?: string, headers: Record<string, string> = {}, extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}) {
+  const { data, response } = await rig.client.chat.completions
+    .create({ model: "gpt-4o", messages, ...extra }, { headers: { ...(session ? { "x-toolsearch-session": session } : {}), ...headers } })
+    .withResponse();
+  return { data, message: data.choices[0]!.message, session: response.headers.get("x-toolsearch-session")!, hops: Number(response.headers.get("x-toolsearch-hops")) };
+}
+
+/** Every upstream request begins with the previous one (messages and tools), byte for byte. */
+export function expectAppendOnly(reqs: Recorded[]) {
+  for (let i = 1; i < reqs.length; i++) {
+    const prev = JSON.stringify(reqs[i - 1]!.body.messages);
+    const cur = JSON.stringify(reqs[i]!.body.messages);
+    expect(cur.startsWith(prev.slice(0, -1)), `messages of upstream request ${i} extend request ${i - 1}`).toBe(true);
+    const prevTools = JSON.stringify(reqs[i - 1]!.body.tools ?? []);
+    expect(JSON.stringify(reqs[i]!.body.tools ?? []).startsWith(prevTools.slice(0, -1)), `tools of request ${i} extend request ${i - 1}`).toBe(true);
+  }
+}
+
+export const toolResult = (id: string, content: string): Msg => ({ role: "tool", tool_call_id: id, content });
+export const names = (r: Recorded) => (r.body.tools ?? []).map((t) => t.function.name);
