@@ -42,7 +42,8 @@ export async function ask(rig: Rig, messages: Msg[], session?: string, headers: 
   const { data, response } = await rig.client.chat.completions
     .create({ model: "gpt-4o", messages, ...extra }, { headers: { ...(session ? { "x-toolsearch-session": session } : {}), ...headers } })
     .withResponse();
-  return { data, message: data.choices[0]!.message, session: response.headers.get("x-toolsearch-session")!, hops: Number(response.headers.get("x-toolsearch-hops")) };
+  const header = (h: string) => response.headers.get(h);
+  return { data, message: data.choices[0]!.message, session: header("x-toolsearch-session")!, hops: Number(header("x-toolsearch-hops")), spliced: Number(header("x-toolsearch-spliced")) };
 }
 
 /** Every upstream request begins with the previous one (messages and tools), byte for byte. */

@@ -63,7 +63,7 @@ describe("POST /v1/chat/completions, inject mode", () => {
     expect(names(rig.llm.requests[0]!)[0]).toBe("lookup_weather_forecast");
   });
 
-  it("skips the splice when the client edits its history, and still answers correctly", async () => {
+  it("skips the splice when the client edits or truncates its history, and still answers correctly", async () => {
     const messages: Msg[] = [{ role: "user", content: "create an issue on github" }];
     const first = await ask(rig, messages);
     const call = first.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
@@ -74,10 +74,19 @@ describe("POST /v1/chat/completions, inject mode", () => {
     const last = rig.llm.requests.at(-1)!.body.messages;
     expect(last.some((m) => m.role === "tool" && String(m.content).startsWith("Loaded"))).toBe(false);
     expect(last.at(-2)!.content).toBe("I will file it.");
+    expect(r.spliced).toBe(0);
     // unedited, the same history gets the hidden round back
     rig.llm.requests.length = 0;
-    await ask(rig, [...messages, first.message as Msg, toolResult(call.id, "filed #1")], first.session);
+    const whole = [...messages, first.message as Msg, toolResult(call.id, "filed #1")];
+    const again = await ask(rig, whole, first.session);
+    expect(again.spliced).toBe(1);
     expect(rig.llm.requests[0]!.body.messages.some((m) => m.role === "tool" && String(m.content).startsWith("Loaded"))).toBe(true);
+    // truncated from the front (a client trimming its context): nothing to splice, still answered
+    rig.llm.requests.length = 0;
+    const cut = await ask(rig, [...whole.slice(1), again.message as Msg, { role: "user", content: "read graph of memory" }], first.session);
+    expect(cut.spliced).toBe(0);
+    expect(cut.message.tool_calls![0]).toBeDefined();
+    expect(rig.llm.requests[0]!.body.messages.some((m) => m.role === "tool" && String(m.content).startsWith("Loaded"))).toBe(false);
   });
 });
 
