@@ -9,6 +9,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Activation as ActivationMode } from "./core/chat.ts";
 import type { Mode } from "./core/policy.ts";
 import type { Splice } from "./core/splice.ts";
+import type { ActivationResult } from "./core/tool-search.ts";
 
 export interface SessionInit {
   id: string;
@@ -31,11 +32,6 @@ export interface SessionState extends SessionInit {
   lastUsedAt: number;
 }
 
-export interface Activation {
-  loaded: string[];
-  alreadyLoaded: string[];
-  activations: string[];
-}
 
 const MAX_SPLICES = 500;
 
@@ -116,7 +112,7 @@ export class SessionDO extends DurableObject<Env> {
    * Record a toolSearch: activate `names` not yet loaded (core tools count as loaded), in order,
    * and log the query. Null if the session does not exist.
    */
-  activate(names: string[], query: string): Activation | null {
+  activate(names: string[], query: string): ActivationResult | null {
     // one transaction: a failure part-way (storage error, reset) must not leave half an activation
     return this.ctx.storage.transactionSync(() => {
       const r = this.row();

@@ -88,7 +88,7 @@ export async function callUpstream(
   return { message, finishReason, usage, meta };
 }
 
-export function upstreamFailure(e: unknown, cfg: UpstreamConfig): Error {
+function upstreamFailure(e: unknown, cfg: UpstreamConfig): Error {
   if (e instanceof ToolsearchError) return e;
   if (e instanceof OpenAI.APIUserAbortError) return new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
   if (e instanceof OpenAI.APIConnectionTimeoutError) {

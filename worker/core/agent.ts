@@ -9,7 +9,7 @@
 import type { CatalogTool } from "./catalog.ts";
 import { CALL_TOOL_NAME, textOf, upstreamTools, addUsage, emptyUsage, type ChatMessage, type OpenAITool, type SessionView, type ToolCall, type Usage } from "./chat.ts";
 import { ToolsearchError } from "./errors.ts";
-import { TOOL_SEARCH_NAME } from "./prompt.ts";
+import { CALL_TOOL_TOOL, TOOL_SEARCH_NAME } from "./prompt.ts";
 import { closestNames, type SearchCatalog } from "./search.ts";
 import { messageSig, type Splice } from "./splice.ts";
 import { checkArguments } from "./tool-args.ts";
@@ -103,7 +103,7 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       return { call, answer: answer.result };
     }
     if (name === CALL_TOOL_NAME && session.mode === "deferred" && session.activation === "proxy") {
-      const check = checkArguments(CALL_TOOL_SCHEMA, call.function.arguments);
+      const check = checkArguments(CALL_TOOL_TOOL.inputSchema, call.function.arguments);
       if (!check.ok) return { call, answer: `Error: callTool ${check.errors.join("; ")}` };
       const target = String(check.args.name);
       return viaCatalog(call, target, check.args.arguments as Record<string, unknown>);
@@ -134,9 +134,3 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
     return { call, client };
   }
 }
-
-const CALL_TOOL_SCHEMA: Record<string, unknown> = {
-  type: "object",
-  properties: { name: { type: "string", minLength: 1 }, arguments: { type: "object" } },
-  required: ["name", "arguments"],
-};

@@ -177,17 +177,19 @@ const oneLine = (text: string, max = 160) => {
 };
 
 /** The tool-result text for the model, once the session has said which names were new. */
-export function formatResult(outcome: SearchOutcome, loaded: readonly string[], alreadyLoaded: readonly string[], query: string): string {
+/** The result text; `via: "callTool"` (proxy activation) says how loaded tools are called there. */
+export function formatResult(outcome: SearchOutcome, loaded: readonly string[], alreadyLoaded: readonly string[], query: string, via: "tools" | "callTool" = "tools"): string {
   if (outcome.kind === "error") return outcome.message;
   const lines: string[] = [];
   const byName = new Map<string, string>();
   if (outcome.kind === "select") outcome.found.forEach((t) => byName.set(t.name, t.description));
   else outcome.matches.forEach((m) => byName.set(m.name, m.description));
   if (loaded.length) {
-    lines.push(loaded.length > 1 ? `Loaded ${loaded.length} tools; they are now in your tools list, call them directly:` : "Loaded 1 tool; it is now in your tools list, call it directly:");
+    const how = via === "callTool" ? "call through callTool" : loaded.length > 1 ? "they are now in your tools list, call them directly" : "it is now in your tools list, call it directly";
+    lines.push(loaded.length > 1 ? `Loaded ${loaded.length} tools; ${how}:` : `Loaded 1 tool; ${how}:`);
     for (const n of loaded) lines.push(`- ${n}: ${oneLine(byName.get(n) ?? "")}`);
   }
-  if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} directly now.`);
+  if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "callTool" ? "through callTool" : "directly now"}.`);
   if (outcome.kind === "select") {
     for (const u of outcome.unknown) lines.push(`Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`);
   } else {

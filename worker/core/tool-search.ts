@@ -48,10 +48,8 @@ export async function answerToolSearch(
   const activation = outcome.kind === "error" ? { loaded: [], alreadyLoaded: [], activations: undefined } : await activate(names, String(query));
   if (!activation) return null;
   const matches = outcome.kind === "keywords" ? outcome.matches : outcome.kind === "select" ? outcome.found.map((t) => ({ name: t.name, description: t.description, score: 1 })) : [];
-  let result = formatResult(outcome, activation.loaded, activation.alreadyLoaded, typeof query === "string" ? query : "");
-  if (session.activation === "proxy") {
-    result = result.replace(/they are now in your tools list, call them directly|it is now in your tools list, call it directly/, "call through callTool").replace(/call (.*) directly now\./, "call $1 through callTool.");
-    result += proxySchemas(cat.byName, [...activation.loaded, ...activation.alreadyLoaded]);
-  }
+  const proxy = session.activation === "proxy";
+  let result = formatResult(outcome, activation.loaded, activation.alreadyLoaded, typeof query === "string" ? query : "", proxy ? "callTool" : "tools");
+  if (proxy) result += proxySchemas(cat.byName, [...activation.loaded, ...activation.alreadyLoaded]);
   return { result, loaded: activation.loaded, alreadyLoaded: activation.alreadyLoaded, matches, activations: activation.activations };
 }

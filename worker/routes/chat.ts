@@ -56,23 +56,22 @@ async function chat(c: RouteContext): Promise<Response> {
   const abort = new AbortController();
   c.request.signal?.addEventListener("abort", () => abort.abort());
   const { messages: _m, tools: clientTools = [], stream, stream_options, tool_choice, ...passthrough } = body;
-  let meta: RoundMeta = { id: "", created: 0, model: body.model };
-  let hops = 0;
-  let onText: ((t: string) => void) | undefined;
-  const run = (): Promise<AgentResult> =>
+  // what the stream's chunks and headers report, as the rounds go by
+  const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
+  const run = (onText?: (t: string) => void): Promise<AgentResult> =>
     runAgent(
       { catalog: cat, session: state, clientTools, messages: withSystemSection(spliced.messages, state.systemSection), clientToolChoice: tool_choice, maxHops, streamedText: !!stream },
       {
         callModel: async (round) => {
-          hops++;
+          progress.hops++;
           const turn = await callUpstream(client, cfg, passthrough, round, {
             signal: abort.signal,
             onText: (t, m) => {
-              meta = m;
+              progress.meta = m;
               onText?.(t);
             },
           });
-          meta = turn.meta;
+          progress.meta = turn.meta;
           return turn;
         },
         activate: (names, query) => s.activate(names, query),
@@ -84,10 +83,16 @@ async function chat(c: RouteContext): Promise<Response> {
   const headers = { "x-toolsearch-session": state.id, "x-toolsearch-spliced": String(spliced.applied) };
   if (!stream) {
     const result = await run();
-    const completion = { id: meta.id, object: "chat.completion", created: meta.created, model: meta.model, choices: [{ index: 0, message: result.message, finish_reason: result.finishReason, logprobs: null }], usage: result.usage };
+    const { id, created, model } = progress.meta;
+    const completion = { id, object: "chat.completion", created, model, choices: [{ index: 0, message: result.message, finish_reason: result.finishReason, logprobs: null }], usage: result.usage };
     return json(completion, 200, { ...headers, "x-toolsearch-hops": String(result.hops) });
   }
-  return streamed(run, (f) => (onText = f), () => meta, () => hops, abort, headers, !!(stream_options as { include_usage?: boolean } | undefined)?.include_usage);
+  return streamed(run, progress, abort, headers, !!stream_options?.include_usage);
+}
+
+interface Progress {
+  meta: RoundMeta;
+  hops: number;
 }
 
 /**
@@ -95,10 +100,8 @@ async function chat(c: RouteContext): Promise<Response> {
  * a failure before any byte is still a plain JSON error with its status.
  */
 async function streamed(
-  run: () => Promise<AgentResult>,
-  setOnText: (f: (t: string) => void) => void,
-  meta: () => RoundMeta,
-  hops: () => number,
+  run: (onText: (t: string) => void) => Promise<AgentResult>,
+  progress: Progress,
   abort: AbortController,
   headers: Record<string, string>,
   includeUsage: boolean,
@@ -123,7 +126,7 @@ async function streamed(
   };
   const send = (o: unknown) => write(`data: ${JSON.stringify(o)}\n\n`);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
-    const m = meta();
+    const m = progress.meta;
     return { id: m.id, object: "chat.completion.chunk", created: m.created, model: m.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] };
   };
   let opened = false;
@@ -135,11 +138,10 @@ async function streamed(
     send(chunk({ role: "assistant", content: "" }));
     open();
   };
-  setOnText((t) => {
+  const done = run((t) => {
     begin();
     send(chunk({ content: t }));
-  });
-  const done = run().then(
+  }).then(
     async (result) => {
       begin();
       const calls = result.message.tool_calls ?? [];
@@ -158,7 +160,7 @@ async function streamed(
     },
   );
   await Promise.race([opening, done]);
-  return new Response(readable, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers, "x-toolsearch-hops": String(hops()) } });
+  return new Response(readable, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers, "x-toolsearch-hops": String(progress.hops) } });
 }
 
 export const chatRoutes = [route("POST", "/v1/chat/completions", chat)];
