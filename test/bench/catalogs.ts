@@ -1,5 +1,5 @@
 // Benchmark catalogs, built by the real `catalog build` library: the demo catalog (committed),
-// the combined eval catalog (3,004 tools from ../shared/eval/data/all-tools.jsonl) and a
+// the combined eval catalog (3,004 tools from test/data/eval/all-tools.jsonl) and a
 // 10,000-tool catalog generated deterministically from the eval tools (renamed copies across
 // synthetic servers). Written to test/bench/.catalogs/ (not committed; rebuilt when missing).
 import { existsSync } from "node:fs";
@@ -13,7 +13,9 @@ export const ROOT = resolve(import.meta.dirname, "../..");
 export const BENCH_CATALOGS = join(ROOT, "test/bench/.catalogs");
 /** wrangler configs, their local state and generated inputs: outside the assets directory */
 export const BENCH_WORK = join(ROOT, "test/bench/.work");
-const ALL_TOOLS = resolve(ROOT, "../shared/eval/data/all-tools.jsonl");
+/** the public tool-retrieval sets, kept in the repository (test/data/eval/SOURCE.md) */
+export const EVAL_DATA = join(ROOT, "test/data/eval");
+const ALL_TOOLS = join(EVAL_DATA, "all-tools.jsonl");
 
 export interface BenchCatalog {
   label: string;
@@ -53,8 +55,6 @@ async function ensure(name: string, source: () => Promise<string>): Promise<stri
   }
   return buildFrom(name, await source());
 }
-
-export const EVAL_DATA = resolve(ROOT, "../shared/eval/data");
 
 /** The search-quality catalogs: LiveMCPBench, ToolBench and both combined. */
 export async function evalCatalogs(): Promise<Record<"livemcpbench" | "toolbench" | "combined", string>> {

@@ -1,5 +1,5 @@
 // `npm run bench:search`: search quality on the public tool-retrieval sets, toolsearch against
-// the two baselines, on catalogs built by `catalog build` from ../shared/eval/data, plus the demo
+// the two baselines, on catalogs built by `catalog build` from test/data/eval, plus the demo
 // query sets on the pinned demo catalog. LiveMCPBench is also reported by halves (file order):
 // the first half may be used for tuning, the second not. Writes section 6 of RESULTS.md.
 //   --no-baselines   toolsearch only
@@ -170,7 +170,7 @@ if (import.meta.main) {
   const section = [
     `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}. Produced by \`npm run bench:search\` (test/bench/search-quality.ts).`,
     "",
-    "Catalogs built by `catalog build` from ../shared/eval/data (LiveMCPBench 525 tools, ToolBench 2,479, both combined 3,004) and the pinned demo catalog (191 tools); query sets in test/bench/queries/. Metrics in percent except mrr@10 (0-1). LiveMCPBench counts a gold step as found when any tool that can fill it is in the top 5 (groupRecall). Tuning used ToolBench and the first half of LiveMCPBench (file order) only; the second half is held out. Latency is the ranking in Node, per query: pooled over 3 fresh restores of the index: `cold` is each restore's first pass (after a GC that settles the restore's own allocations; JIT warmed on another copy; every word's postings computed on first use, as in a new isolate), `warm` its second pass (postings cached per index, as in an isolate serving traffic). Baselines: one pass. Targets: LiveMCPBench groupRecall@5 >= 50, ToolBench >= 80, combined catalog at most 5 points below the single set, short queries success@1 >= 90 and success@5 >= 98, p99 <= 2 ms (short) and <= 5 ms (ToolBench-length) at 3,004 tools.",
+    "Catalogs built by `catalog build` from test/data/eval (LiveMCPBench 525 tools, ToolBench 2,479, both combined 3,004) and the pinned demo catalog (191 tools); query sets in test/bench/queries/. Metrics in percent except mrr@10 (0-1). LiveMCPBench counts a gold step as found when any tool that can fill it is in the top 5 (groupRecall). Tuning used ToolBench and the first half of LiveMCPBench (file order) only; the second half is held out. Latency is the ranking in Node, per query: pooled over 3 fresh restores of the index: `cold` is each restore's first pass (after a GC that settles the restore's own allocations; JIT warmed on another copy; every word's postings computed on first use, as in a new isolate), `warm` its second pass (postings cached per index, as in an isolate serving traffic). Baselines: one pass. Targets: LiveMCPBench groupRecall@5 >= 50, ToolBench >= 80, combined catalog at most 5 points below the single set, short queries success@1 >= 90 and success@5 >= 98, p99 <= 2 ms (short) and <= 5 ms (ToolBench-length) at 3,004 tools.",
     "",
     qualityTable(rows),
     "",

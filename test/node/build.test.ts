@@ -7,7 +7,7 @@ import { EXPOSED_NAME_RE, verifyCatalog } from "../../worker/core/catalog.ts";
 import { buildCatalog } from "../../cli/lib/build.ts";
 import { loadConfig } from "../../cli/lib/config.ts";
 import { publishCatalog } from "../../cli/lib/publish.ts";
-import { fixture, ROOT, tempDir, writeConfig } from "./helpers.ts";
+import { EVAL_DATA, fixture, ROOT, tempDir, writeConfig } from "./helpers.ts";
 
 async function build(mcpServers: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const dir = await tempDir();
@@ -149,11 +149,11 @@ describe("recorded tool lists", () => {
 
   it("builds the LiveMCPBench catalog (525 tools, 69 servers) from the eval set", async () => {
     const dir = await tempDir();
-    const config = await loadConfig(await writeConfig(dir, { mcpServers: { livemcpbench: { tools: join(ROOT, "../shared/eval/data/livemcpbench/tools.jsonl") } } }));
+    const config = await loadConfig(await writeConfig(dir, { mcpServers: { livemcpbench: { tools: join(EVAL_DATA, "livemcpbench/tools.jsonl") } } }));
     const { catalog, text } = await buildCatalog(config);
     expect(catalog.tools).toHaveLength(525);
     expect(catalog.servers).toHaveLength(69);
-    const rows = (await readFile(join(ROOT, "../shared/eval/data/livemcpbench/tools.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    const rows = (await readFile(join(EVAL_DATA, "livemcpbench/tools.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
     const refs = new Set(catalog.tools.map((t) => `${t.server}/${t.originalName}`));
     for (const r of rows) expect(refs.has(`${r.server}/${r.name}`)).toBe(true);
     for (const t of catalog.tools) expect(t.name).toMatch(EXPOSED_NAME_RE);

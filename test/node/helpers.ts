@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const FIXTURE_SERVER = join(ROOT, "test/fixtures/mcp-server.ts");
-export const EVAL_DATA = resolve(ROOT, "../shared/eval/data");
+export const EVAL_DATA = join(ROOT, "test/data/eval");
 export const NODE = process.execPath;
 
 export async function tempDir(prefix = "toolsearch-"): Promise<string> {
