@@ -179,6 +179,14 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(problems).toEqual([]);
   });
 
+  it("Forget key leaves nothing in the tab's storage and asks for a key again", async () => {
+    expect(await page.evaluate("sessionStorage.length")).toBe(2); // the key and the scratch session
+    await page.click("#forget-key");
+    expect(await page.evaluate("sessionStorage.length")).toBe(0);
+    expect(await page.textContent("#view")).toMatch(/^Paste an API key/);
+    expect(problems).toEqual([]);
+  });
+
   it("a wrong key gets a clear message and is not kept", async () => {
     const errors: string[] = [];
     const p = await openPage(errors);

@@ -90,7 +90,8 @@ keyForm.addEventListener("submit", (e) => {
 });
 
 $<HTMLButtonElement>("forget-key").addEventListener("click", () => {
-  apiKey.clear();
+  // the key and the scratch session of this tab: all the page keeps
+  sessionStorage.clear();
   catalog = null;
   pinned.textContent = "";
   showKeyState();

@@ -51,16 +51,20 @@ export function searchView(onError: (e: ApiError) => void): HTMLElement {
     e.preventDefault();
     replace(status, "Searching…");
     try {
-      const id = await scratchSession();
-      showSession(id);
-      const started = performance.now();
       const body = { query: query.value, limit: Number(limit.value) || 5 };
-      const a = await api<SearchAnswer>(`/v1/sessions/${encodeURIComponent(id)}/tool-search`, { method: "POST", body }).catch((err: unknown) => {
-        // an expired or deleted scratch session: start another once
-        if (err instanceof ApiError && err.status === 404) return sessionStorage.removeItem(SCRATCH), scratchSession().then((fresh) => (showSession(fresh), api<SearchAnswer>(`/v1/sessions/${encodeURIComponent(fresh)}/tool-search`, { method: "POST", body })));
-        throw err;
+      const run = async () => {
+        const id = await scratchSession();
+        showSession(id);
+        const started = performance.now();
+        const answer = await api<SearchAnswer>(`/v1/sessions/${encodeURIComponent(id)}/tool-search`, { method: "POST", body });
+        return { a: answer, ms: performance.now() - started };
+      };
+      // an expired or deleted scratch session: start another, once
+      const { a, ms } = await run().catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
+        sessionStorage.removeItem(SCRATCH);
+        return run();
       });
-      const ms = performance.now() - started;
       const loaded = new Set(a.loaded);
       replace(status, `${int(a.matches.length)} result${a.matches.length === 1 ? "" : "s"} in `, h("span", { "data-ms": ms.toFixed(1) }, `${ms.toFixed(0)} ms`), " (round trip: the Worker ranks, the session records the activation).");
       replace(
