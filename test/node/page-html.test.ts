@@ -109,6 +109,24 @@ describe.skipIf(!browser)("--html files in headless Chromium, offline", () => {
     expect(errors).toEqual([]);
   });
 
+  it("charts the 40 largest servers of a catalog with more; the servers table keeps them all", async () => {
+    const dir = await tempDir();
+    // server i has i + 1 tools, so the largest are the last ones
+    const rows = Array.from({ length: 45 }, (_, i) => Array.from({ length: i + 1 }, (_, j) => ({ server: `s${String(i).padStart(2, "0")}`, name: `tool_${j}`, description: `Tool ${j}.`, inputSchema: { type: "object" } }))).flat();
+    await writeFile(join(dir, "tools.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n"));
+    const { text } = await buildCatalog(parseConfig({ name: "many", version: "1.0.0", mcpServers: { all: { tools: "tools.jsonl" } } }, dir));
+    await writeFile(join(dir, "many.json"), text);
+    const out = join(dir, "many.html");
+    expect((await cli(dir, "stats", join(dir, "many.json"), "--html", out)).code).toBe(0);
+    const { page, errors } = await openOffline(out);
+    await page.waitForSelector(".catalog-view");
+    const charted = await page.locator(".chart g[data-row]").evaluateAll((g) => g.map((x) => x.getAttribute("data-row")));
+    expect(charted).toEqual(Array.from({ length: 40 }, (_, i) => `s${String(44 - i).padStart(2, "0")}`));
+    expect(await page.textContent(".chart-figure figcaption")).toBe("Tokens per server: the 40 largest of 45");
+    expect(await page.locator("table.servers tbody tr").count()).toBe(45);
+    expect(errors).toEqual([]);
+  });
+
   it("catalog diff --html shows what catalog diff --json says changed", async () => {
     const dir = await tempDir();
     const [v1, v2] = (await twoCatalogs(dir)) as [{ file: string; stats: CatalogStats }, { file: string; stats: CatalogStats }];

@@ -45,6 +45,15 @@ export function totalsList(totals: readonly Total[], ratio?: CatalogView["ratio"
   );
 }
 
+/** At most CHART_MAX servers are charted (the largest by full injection); the table has them all. */
+const CHART_MAX = 40;
+
+function serverChart(view: CatalogView): HTMLElement {
+  const servers = view.servers.length > CHART_MAX ? [...view.servers].sort((a, b) => b.tokens.full - a.tokens.full || (a.name < b.name ? -1 : 1)).slice(0, CHART_MAX) : view.servers;
+  const title = servers.length < view.servers.length ? `Tokens per server: the ${CHART_MAX} largest of ${int(view.servers.length)}` : "Tokens per server";
+  return barChart(title, view.series, servers.map((s) => ({ label: s.name, values: { ...s.tokens } })));
+}
+
 export function catalogView(view: CatalogView, ...extra: HTMLElement[]): HTMLElement {
   const serverRows = view.servers.map((s) => [
     h("code", {}, s.name),
@@ -61,7 +70,7 @@ export function catalogView(view: CatalogView, ...extra: HTMLElement[]): HTMLEle
     h("h2", { id: "catalog-heading" }, "Catalog ", h("code", { class: "label", "data-label": view.label }, view.label)),
     h("p", { class: "meta" }, `${int(toolCount)} tools from ${int(view.servers.length)} servers, tokens counted with ${view.encoding}. `, h("small", {}, `Figures: ${view.source}.`)),
     totalsList(view.totals, view.ratio),
-    barChart("Tokens per server", view.series, view.servers.map((s) => ({ label: s.name, values: { ...s.tokens } }))),
+    serverChart(view),
     ...extra,
     table("Servers", ["Server", "Transport", "Server info", "Tools", ...view.series.map((s) => s.label), "Core tools"], serverRows, { class: "servers" }),
     toolsTable(view.tools),
