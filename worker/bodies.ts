@@ -36,6 +36,16 @@ const createBody = z
 export type CreateBody = z.infer<typeof createBody>;
 export const parseCreateBody = (v: unknown): CreateBody => check(createBody, v);
 
+const policyQuery = createBody.omit({ activation: true });
+export type PolicyQuery = z.infer<typeof policyQuery>;
+
+/** GET /v1/catalog/policy: a session's creation fields as query parameters (numbers as digits). */
+export function parsePolicyQuery(params: URLSearchParams): PolicyQuery {
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of params) fields[k] = k === "contextWindow" && /^\d{1,12}$/.test(v) ? Number(v) : v;
+  return check(policyQuery, fields);
+}
+
 const searchBody = z
   .object({
     query: z

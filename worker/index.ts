@@ -12,11 +12,12 @@ import { json, type Route, type RouteContext } from "./http.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { pageRoutes } from "./routes/page.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
 export { SessionDO } from "./session.ts";
 
-const routes: Route[] = [...healthRoutes, ...catalogRoutes, ...sessionRoutes, ...chatRoutes];
+const routes: Route[] = [...pageRoutes, ...healthRoutes, ...catalogRoutes, ...sessionRoutes, ...chatRoutes];
 
 function match(method: string, path: string): { route: Route; params: Record<string, string> } | "wrong-method" | null {
   let pathMatched = false;

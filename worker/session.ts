@@ -32,6 +32,11 @@ export interface SessionState extends SessionInit {
   lastUsedAt: number;
 }
 
+export interface SessionHistory {
+  activations: Array<{ name: string; at: number }>;
+  searches: Array<{ at: number; query: string; loaded: string[] }>;
+  splices: Array<Splice & { seq: number }>;
+}
 
 const MAX_SPLICES = 500;
 
@@ -140,6 +145,21 @@ export class SessionDO extends DurableObject<Env> {
       .exec<{ at: number; query: string; loaded: string }>("SELECT at, query, loaded FROM events ORDER BY seq")
       .toArray()
       .map((e) => ({ at: e.at, query: e.query, loaded: JSON.parse(e.loaded) as string[] }));
+  }
+
+  /**
+   * What happened in the session, for reading only (it does not count as use): activations in
+   * order with their times, every toolSearch with the names it newly loaded, and the stored
+   * splices in the order they were written. Null if the session does not exist.
+   */
+  history(): SessionHistory | null {
+    if (!this.row()) return null;
+    const activations = this.sql.exec<{ name: string; at: number }>("SELECT name, at FROM activations ORDER BY seq").toArray();
+    const splices = this.sql
+      .exec<{ seq: number; data: string }>("SELECT seq, data FROM splices ORDER BY seq")
+      .toArray()
+      .map((r) => ({ seq: r.seq, ...(JSON.parse(r.data) as Splice) }));
+    return { activations, searches: this.events(), splices };
   }
 
   /** Delete everything this session stored. False if there was nothing. */

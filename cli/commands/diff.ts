@@ -2,9 +2,10 @@
 
 import { defineCommand } from "citty";
 import { catalogLabel } from "../../worker/core/catalog.ts";
-import { jsonArg, out } from "../args.ts";
+import { htmlArg, jsonArg, out, progress } from "../args.ts";
 import { diffCatalogs } from "../lib/diff.ts";
-import { readCatalogFile } from "../lib/files.ts";
+import { readCatalogFile, writeOutput } from "../lib/files.ts";
+import { diffHtml } from "../lib/html.ts";
 
 export default defineCommand({
   meta: { name: "diff", description: "Compare two catalogs: tools added, removed, changed (schema vs. description), the semver bump that calls for, and whether the deferred prompt bytes change." },
@@ -12,10 +13,15 @@ export default defineCommand({
     old: { type: "positional", description: "Older catalog file", required: true },
     new: { type: "positional", description: "Newer catalog file", required: true },
     json: jsonArg,
+    html: htmlArg,
   },
   async run({ args }) {
     const [a, b] = await Promise.all([readCatalogFile(args.old), readCatalogFile(args.new)]);
     const d = diffCatalogs(a.catalog, b.catalog);
+    if (args.html) {
+      await writeOutput(args.html, await diffHtml(a.catalog, b.catalog));
+      progress(`wrote ${args.html}`);
+    }
     if (args.json) return out(JSON.stringify({ old: catalogLabel(a.catalog), new: catalogLabel(b.catalog), ...d }, null, 2));
     out(`${catalogLabel(a.catalog)} -> ${catalogLabel(b.catalog)}: ${d.bump === "none" ? "identical" : `${d.bump} change`}`);
     for (const n of d.added) out(`  + ${n}`);

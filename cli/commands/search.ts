@@ -9,7 +9,7 @@ import { readCatalogFile } from "../lib/files.ts";
 export default defineCommand({
   meta: {
     name: "search",
-    description: "Run a toolSearch query on a catalog exactly as the Worker does: `select:a,b` exact names, keywords (BM25), `+word` required, `mcp__<server>` prefix. Prints ranked names, scores and one-line descriptions.",
+    description: "Run a toolSearch query on a catalog exactly as the Worker does: `select:a,b` exact names, keywords (BM25), `+word` required, `mcp__<server>` prefix. Prints ranked names, scores, the query words each matched, and one-line descriptions.",
   },
   args: {
     catalog: catalogArg,
@@ -25,14 +25,14 @@ export default defineCommand({
     const outcome = runSearch(searchCatalog(catalog.tools, index), parsed, limit ?? DEFAULT_LIMIT);
     const rows =
       outcome.kind === "select"
-        ? outcome.found.map((t) => ({ name: t.name, score: 1, description: t.description }))
+        ? outcome.found.map((t) => ({ name: t.name, score: 1, description: t.description, words: [] as string[] }))
         : outcome.kind === "keywords"
           ? outcome.matches
           : [];
     const unknown = outcome.kind === "select" ? outcome.unknown : [];
     if (args.json) return out(JSON.stringify({ query: args.query, results: rows, unknown }, null, 2));
     if (!rows.length && !unknown.length) return out("no matches");
-    for (const r of rows) out(`${r.score.toFixed(3).padStart(8)}  ${r.name}  ${r.description.replace(/\s+/g, " ").slice(0, 100)}`);
+    for (const r of rows) out(`${r.score.toFixed(3).padStart(8)}  ${r.name}${r.words.length ? `  [${r.words.join(" ")}]` : ""}  ${r.description.replace(/\s+/g, " ").slice(0, 100)}`);
     for (const u of unknown) out(`unknown: ${u.name} (closest: ${u.suggestions.join(", ")})`);
   },
 });

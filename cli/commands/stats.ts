@@ -2,16 +2,21 @@
 
 import { defineCommand } from "citty";
 import { catalogLabel } from "../../worker/core/catalog.ts";
-import { catalogArg, jsonArg, out } from "../args.ts";
-import { readCatalogFile } from "../lib/files.ts";
+import { catalogArg, htmlArg, out, progress } from "../args.ts";
+import { readCatalogFile, writeOutput } from "../lib/files.ts";
+import { catalogHtml } from "../lib/html.ts";
 import { catalogStats } from "../lib/stats.ts";
 
 export default defineCommand({
   meta: { name: "stats", description: "Tools per server, tokens for full injection (every schema in OpenAI tools form) vs. the deferred prompt (names section + toolSearch + core tools), the ratio, and the 10 largest tools." },
-  args: { catalog: catalogArg, json: { type: "boolean", description: "Print one JSON object", default: false } },
+  args: { catalog: catalogArg, json: { type: "boolean", description: "Print one JSON object", default: false }, html: htmlArg },
   async run({ args }) {
     const { catalog } = await readCatalogFile(args.catalog);
     const s = await catalogStats(catalog);
+    if (args.html) {
+      await writeOutput(args.html, await catalogHtml(catalog, s));
+      progress(`wrote ${args.html}`);
+    }
     if (args.json) return out(JSON.stringify(s, null, 2));
     out(`${catalogLabel(catalog)}: ${s.tools} tools from ${s.servers} servers (${s.encoding})`);
     out();

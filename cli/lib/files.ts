@@ -47,3 +47,12 @@ export async function writeAtomic(path: string, text: string): Promise<void> {
     throw e;
   }
 }
+
+/** A file the user asked for (--html): written atomically; a failure is one clear line. */
+export async function writeOutput(path: string, text: string): Promise<void> {
+  try {
+    await writeAtomic(path, text);
+  } catch (e) {
+    throw new ToolsearchError("bad_request", `cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}

@@ -1,10 +1,12 @@
 // Node side, run by vitest.config.ts before workerd starts: fills test/worker/catalogs/ (the
 // ASSETS directory of wrangler.toml's [env.test]) with real catalogs built by the CLI library:
-// the committed demo catalogs, two versions of a small shop catalog, and a tampered copy.
+// the committed demo catalogs, two versions of a small shop catalog, and a tampered copy; and the
+// page's bundle in page/ (the vitest plugin runs no wrangler [build] command).
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { buildCatalog } from "../../cli/lib/build.ts";
 import { parseConfig } from "../../cli/lib/config.ts";
+import { writePage } from "../../cli/lib/page.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 export const TEST_CATALOGS = join(ROOT, "test/worker/catalogs");
@@ -22,7 +24,8 @@ async function shop(version: string, edit: (tools: Array<Record<string, unknown>
 
 export async function prepareWorkerCatalogs(): Promise<void> {
   await mkdir(TEST_CATALOGS, { recursive: true });
-  for (const f of await readdir(TEST_CATALOGS)) await rm(join(TEST_CATALOGS, f), { force: true });
+  for (const f of await readdir(TEST_CATALOGS)) await rm(join(TEST_CATALOGS, f), { force: true, recursive: true });
+  await writePage(join(TEST_CATALOGS, "page"));
   for (const f of await readdir(join(ROOT, "catalogs"))) {
     if (f.endsWith(".json")) await copyFile(join(ROOT, "catalogs", f), join(TEST_CATALOGS, f));
   }

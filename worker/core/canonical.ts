@@ -28,7 +28,8 @@ export function canonicalJson(value: unknown): string {
 
 /** sha256 of a UTF-8 string as lowercase hex (WebCrypto: the same in Node and workerd). */
 export async function sha256Hex(text: string | Uint8Array): Promise<string> {
-  const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
+  // (typed for the DOM lib too: the page bundles this module for canonicalJson)
+  const bytes = (typeof text === "string" ? new TextEncoder().encode(text) : text) as Uint8Array<ArrayBuffer>;
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

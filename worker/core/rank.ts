@@ -148,6 +148,20 @@ export function topKeywords(cat: RankCatalog, terms: readonly string[], depth: n
   return top.slice(0, depth);
 }
 
+/**
+ * The words of `terms` each named tool holds in any indexed field, in `terms` order: what a
+ * result matched (the page shows it next to the score). Reads the same cached postings the
+ * ranking read, so it costs one pass over them.
+ */
+export function matchedWords(cat: RankCatalog, names: readonly string[], terms: readonly string[]): Map<string, string[]> {
+  const words = new Map(names.map((n): [string, string[]] => [n, []]));
+  for (const term of new Set(terms)) {
+    const { ids } = posting(cat.index, term, cat.tools.length);
+    for (let i = 0; i < ids.length; i++) words.get(cat.tools[ids[i]! - 1]!.name)?.push(term);
+  }
+  return words;
+}
+
 const nameWords = new WeakMap<readonly CatalogTool[], Map<string, Set<string>>>();
 
 /** A tool's name, title and server words (cached per catalog: the rerank reads them per query). */

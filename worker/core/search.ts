@@ -6,7 +6,7 @@
 import type { AnyOrama } from "@orama/orama";
 import type { CatalogTool } from "./catalog.ts";
 import { translateTerms } from "./glossary.ts";
-import { expand, rerankByCoverage, topKeywords } from "./rank.ts";
+import { expand, matchedWords, rerankByCoverage, topKeywords } from "./rank.ts";
 import { CJK_RUN, RANKING, tokenize } from "./search-text.ts";
 import { STOP_WORDS, SYNONYMS } from "./vocabulary.ts";
 
@@ -81,6 +81,8 @@ export interface Match {
   name: string;
   description: string;
   score: number;
+  /** the query's index words (synonyms and glossary English included) this tool holds; [] for select: */
+  words: string[];
 }
 
 export type SearchOutcome =
@@ -104,8 +106,11 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || t.name.startsWith(`mcp__${parsed.server}__`));
   let ranked: Array<[string, number]>;
   const matched = new Set<string>();
+  let all: string[] = [];
   if (parsed.terms.length) {
-    const { all, weights } = expand(parsed.terms, parsed.alternatives);
+    const expanded = expand(parsed.terms, parsed.alternatives);
+    all = expanded.all;
+    const weights = expanded.weights;
     const depth = Math.max(RANKING.rerankDepth, limit);
     const filter = candidates || parsed.server !== undefined ? allowed : undefined;
     ranked = topKeywords(cat, all, depth, { required: parsed.required, weights, matched, allowed: filter });
@@ -116,7 +121,9 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   // English-described tools match nothing and would only dilute it)
   const known = parsed.terms.filter((t) => matched.has(t) || SYNONYMS.get(t)?.some((x) => matched.has(x)));
   if (known.length > 1) ranked = rerankByCoverage(cat, ranked, known);
-  const matches = ranked.slice(0, limit).map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000 }));
+  const top = ranked.slice(0, limit);
+  const words = matchedWords(cat, top.map(([name]) => name), all);
+  const matches = top.map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000, words: words.get(name)! }));
   const serverTools = parsed.server !== undefined ? cat.tools.filter(allowed).map((t) => t.name) : undefined;
   return { kind: "keywords", matches, serverTools };
 }

@@ -1,4 +1,4 @@
-// /v1/sessions: create, read, prompt, toolSearch, delete. A session lives in its own Durable
+// /v1/sessions: create, read, prompt, history, toolSearch, delete. A session lives in its own Durable
 // Object (under its tenant, see worker/sessions.ts) and keeps the catalog it started with;
 // toolSearch ranks here (the index is cached per isolate) and the session object decides
 // atomically which names are new.
@@ -9,7 +9,7 @@ import { composePrompt, type PromptFormat } from "../core/prompt.ts";
 import { answerToolSearch } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
-import type { SessionState } from "../session.ts";
+import type { SessionHistory, SessionState } from "../session.ts";
 import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub } from "../sessions.ts";
 import { parseCreateBody, parseSearchBody } from "../bodies.ts";
 
@@ -64,6 +64,21 @@ async function toolSearch(c: RouteContext): Promise<Response> {
   return json({ result, loaded, alreadyLoaded, matches });
 }
 
+/** GET /v1/sessions/:id/history: activations, searches and splices, read-only (times as ISO strings). */
+async function history(c: RouteContext): Promise<Response> {
+  const id = c.params.id!;
+  // Splice holds free-form JSON, which the RPC stub types cannot express
+  const h = (await sessionStub(c, id).history()) as SessionHistory | null;
+  if (!h) throw notFound(id);
+  const iso = (at: number) => new Date(at).toISOString();
+  return json({
+    id,
+    activations: h.activations.map((a) => ({ name: a.name, at: iso(a.at) })),
+    searches: h.searches.map((e) => ({ ...e, at: iso(e.at) })),
+    splices: h.splices,
+  });
+}
+
 async function remove(c: RouteContext): Promise<Response> {
   const id = c.params.id!;
   forget(c, id);
@@ -77,5 +92,6 @@ export const sessionRoutes = [
   route("GET", "/v1/sessions/:id", read),
   route("DELETE", "/v1/sessions/:id", remove),
   route("GET", "/v1/sessions/:id/prompt", prompt),
+  route("GET", "/v1/sessions/:id/history", history),
   route("POST", "/v1/sessions/:id/tool-search", toolSearch),
 ];

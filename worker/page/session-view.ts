@@ -1,0 +1,119 @@
+// The session view, opened by id (a POST /v1/sessions id or the chat endpoint's
+// x-toolsearch-session): mode and reason, the frozen system section, the tools array exactly as
+// the model gets it (bytes per tool and in all, prefixHash), then the timeline and the splices.
+// PANELS holds further sections that read their own route and stay hidden while it answers 404.
+
+import { canonicalJson } from "../core/canonical.ts";
+import { api, ApiError } from "./api.ts";
+import { field, h, int, replace, utf8Bytes } from "./dom.ts";
+import { splices, timeline, type History } from "./timeline.ts";
+
+interface SessionInfo {
+  id: string;
+  mode: string;
+  reason: string;
+  activation: string;
+  model: string;
+  profile: string;
+  catalog: { name: string; version: string; hash: string };
+  activations: string[];
+  createdAt: string;
+}
+
+interface Prompt {
+  system: string;
+  tools: unknown[];
+  prefixHash: string;
+  promptCacheKey: string;
+}
+
+export interface SessionPanel {
+  path: (id: string) => string;
+  render: (data: unknown) => HTMLElement;
+}
+
+/** More sections of the session view (an audit trail, say): each appears when its route answers. */
+export const PANELS: SessionPanel[] = [];
+
+const toolName = (t: unknown): string => (t as { function?: { name?: string }; name?: string }).function?.name ?? (t as { name?: string }).name ?? "?";
+
+/** Why a tool is in the array: activated by a search (its number), the search tools, or core. */
+function kindOf(name: string, activations: readonly string[]): string {
+  const n = activations.indexOf(name);
+  if (n >= 0) return `activated #${n + 1}`;
+  return name === "toolSearch" || name === "callTool" ? "search" : "core";
+}
+
+function promptSection(p: Prompt, activations: readonly string[], format: HTMLSelectElement): HTMLElement {
+  const rows = p.tools.map((t, i) => {
+    const name = toolName(t);
+    const cells = [int(i + 1), h("details", {}, h("summary", {}, h("code", {}, name)), h("pre", {}, JSON.stringify(t, null, 2))), kindOf(name, activations), int(utf8Bytes(canonicalJson(t)))];
+    return h("tr", { "data-tool": name }, ...cells.map((c, j) => h("td", { class: j === 0 || j === 3 ? "num" : undefined }, c)));
+  });
+  return h(
+    "section",
+    { class: "prompt-section", "aria-labelledby": "prompt-heading" },
+    h("h3", { id: "prompt-heading" }, "The prompt as the model sees it"),
+    field("Format", format),
+    h(
+      "dl",
+      { class: "facts" },
+      h("dt", {}, "prefixHash"),
+      h("dd", {}, h("code", { id: "prefix-hash" }, p.prefixHash)),
+      h("dt", {}, "promptCacheKey"),
+      h("dd", {}, h("code", {}, p.promptCacheKey)),
+      h("dt", {}, "tools array"),
+      h("dd", { id: "tools-bytes", "data-bytes": utf8Bytes(canonicalJson(p.tools)) }, `${int(p.tools.length)} tools, ${int(utf8Bytes(canonicalJson(p.tools)))} bytes of canonical JSON`),
+    ),
+    h("details", { class: "system" }, h("summary", {}, `Frozen system section: ${int(utf8Bytes(p.system))} bytes`), h("pre", { id: "system-section" }, p.system || "(empty: full mode lists no deferred tools)")),
+    h("table", { class: "prompt-tools" }, h("caption", {}, "tools, in order (they only ever grow at the end)"), h("thead", {}, h("tr", {}, ...["#", "Tool", "Why it is there", "Bytes"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, ...rows)),
+  );
+}
+
+async function optionalPanels(id: string): Promise<HTMLElement[]> {
+  const drawn = await Promise.all(
+    PANELS.map((p) =>
+      api<unknown>(p.path(id)).then(p.render, (e: unknown) => {
+        if (e instanceof ApiError && e.status === 404) return null;
+        throw e;
+      }),
+    ),
+  );
+  return drawn.filter((x): x is HTMLElement => x !== null);
+}
+
+export function sessionView(initialId: string, onError: (e: ApiError) => void): HTMLElement {
+  const idInput = h("input", { id: "session-id", type: "text", required: true, autocomplete: "off", spellcheck: "false", value: initialId, placeholder: "ses_…" });
+  const format = h("select", { id: "session-format" }, h("option", { value: "openai" }, "OpenAI (tools: function)"), h("option", { value: "anthropic" }, "Anthropic (input_schema)"));
+  const body = h("div", { class: "session-body", "aria-live": "polite" });
+
+  async function load(): Promise<void> {
+    const id = idInput.value.trim();
+    if (!id) return;
+    if (location.hash !== `#session=${id}`) history.replaceState(null, "", `#session=${id}`);
+    replace(body, "Loading…");
+    try {
+      const path = `/v1/sessions/${encodeURIComponent(id)}`;
+      const [s, p, hist, panels] = await Promise.all([api<SessionInfo>(path), api<Prompt>(`${path}/prompt?format=${format.value}`), api<History>(`${path}/history`), optionalPanels(encodeURIComponent(id))]);
+      const facts: Array<[string, string]> = [["Mode", s.mode], ["Reason", s.reason], ["Model", s.model], ["Profile", s.profile], ["Activation", s.activation], ["Catalog", `${s.catalog.name}@${s.catalog.version}#${s.catalog.hash.slice(0, 12)}`], ["Created", s.createdAt]];
+      replace(
+        body,
+        h("dl", { class: "facts session-facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k.toLowerCase() }, v)])),
+        promptSection(p, s.activations, format),
+        timeline(s.createdAt, hist),
+        splices(hist.splices),
+        ...panels,
+      );
+    } catch (e) {
+      replace(body);
+      if (e instanceof ApiError) onError(e);
+      else throw e;
+    }
+  }
+
+  format.addEventListener("change", () => void load());
+  const form = h("form", { class: "session-form" }, field("Session id", idInput, "from POST /v1/sessions, or the chat endpoint's x-toolsearch-session header"), h("button", { type: "submit" }, "Open"), h("button", { type: "button", onclick: () => void load() }, "Refresh"));
+  form.addEventListener("submit", (e) => (e.preventDefault(), void load()));
+  if (initialId) void load();
+  return h("section", { class: "session-view", "aria-labelledby": "session-heading" }, h("h2", { id: "session-heading" }, "Session"), form, body);
+}

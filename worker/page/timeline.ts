@@ -1,0 +1,77 @@
+// A session's history as the session view draws it: every toolSearch on a time axis (SVG) and as
+// a list (what was asked, what it loaded), the activations in order, and the stored splices (the
+// rounds the chat endpoint ran that the client never saw). Times are offsets from creation.
+
+import { h, int, svg, table } from "./dom.ts";
+
+export interface History {
+  activations: Array<{ name: string; at: string }>;
+  searches: Array<{ at: string; query: string; loaded: string[] }>;
+  splices: Array<{ seq: number; at: number; hidden: Message[]; reply: { upstream: Message } }>;
+}
+
+interface Message {
+  role: string;
+  content?: unknown;
+  tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
+}
+
+const count = (n: number, one: string, many: string) => `${int(n)} ${n === 1 ? one : many}`;
+
+const offset = (ms: number): string => (ms < 1000 ? `+${Math.round(ms)} ms` : ms < 120_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${(ms / 60_000).toFixed(1)} min`);
+
+function axis(created: number, searches: History["searches"]): SVGElement {
+  const W = 680;
+  const span = Math.max(1, ...searches.map((s) => Date.parse(s.at) - created));
+  const x = (at: string) => 20 + ((Date.parse(at) - created) / span) * (W - 40);
+  return svg(
+    "svg",
+    { viewBox: `0 0 ${W} 44`, width: W, height: 44, class: "axis", role: "img", "aria-label": `${searches.length} searches over ${offset(span).slice(1)} (listed below)` },
+    svg("line", { x1: 20, x2: W - 20, y1: 18, y2: 18, class: "axis-line" }),
+    svg("text", { x: 20, y: 38, class: "axis-text" }, "created"),
+    svg("text", { x: W - 20, y: 38, class: "axis-text", "text-anchor": "end" }, offset(span)),
+    ...searches.map((s) => svg("circle", { cx: x(s.at).toFixed(1), cy: 18, r: s.loaded.length ? 6 : 4, class: s.loaded.length ? "dot dot-loaded" : "dot" }, svg("title", {}, `${offset(Date.parse(s.at) - created)}: ${s.query} → ${s.loaded.length ? s.loaded.join(", ") : "nothing new"}`))),
+  );
+}
+
+export function timeline(createdAt: string, history: History): HTMLElement {
+  const created = Date.parse(createdAt);
+  const items = history.searches.map((s, i) =>
+    h(
+      "li",
+      { "data-query": s.query },
+      h("time", { datetime: s.at, title: s.at }, offset(Date.parse(s.at) - created)),
+      " ",
+      h("span", { class: "what" }, `toolSearch #${i + 1} `, h("code", {}, s.query)),
+      s.loaded.length
+        ? h("ul", { class: "activated" }, ...s.loaded.map((n) => h("li", { "data-activation": n }, "loaded ", h("code", {}, n))))
+        : h("p", { class: "nothing" }, "loaded nothing new"),
+    ),
+  );
+  const order = history.activations.map((a, i) => [int(i + 1), h("code", {}, a.name), h("time", { datetime: a.at }, offset(Date.parse(a.at) - created))]);
+  return h(
+    "section",
+    { class: "timeline-section", "aria-labelledby": "timeline-heading" },
+    h("h3", { id: "timeline-heading" }, `Timeline: ${count(history.searches.length, "search", "searches")}, ${count(history.activations.length, "activation", "activations")}`),
+    history.searches.length ? axis(created, history.searches) : h("p", {}, "No toolSearch yet."),
+    h("ol", { class: "timeline" }, ...items),
+    history.activations.length ? table("Activations, in the order the tools array carries them", ["#", "Tool", "When"], order, { class: "activations" }) : null,
+  );
+}
+
+function describe(m: Message): string {
+  const calls = (m.tool_calls ?? []).map((c) => `${c.function?.name ?? "?"}(${(c.function?.arguments ?? "").slice(0, 80)})`);
+  const text = typeof m.content === "string" ? m.content : m.content ? JSON.stringify(m.content) : "";
+  return `${m.role}: ${calls.length ? calls.join(", ") : text.replace(/\s+/g, " ").slice(0, 140)}`;
+}
+
+export function splices(list: History["splices"]): HTMLElement {
+  const rows = list.map((s) => [int(s.seq), `message ${s.at}`, h("ul", {}, ...s.hidden.map((m) => h("li", {}, describe(m)))), describe(s.reply.upstream)]);
+  return h(
+    "section",
+    { class: "splices-section", "aria-labelledby": "splices-heading" },
+    h("h3", { id: "splices-heading" }, `Splices: ${list.length}`),
+    h("p", { class: "hint" }, "Rounds the chat endpoint ran that its client never saw; they are put back at the same place in later requests so the upstream prompt only grows."),
+    list.length ? table("Stored splices", ["#", "Before", "Hidden messages", "Answer as upstream gave it"], rows, { class: "splices" }) : h("p", {}, "No splices (only the chat endpoint stores them)."),
+  );
+}
