@@ -1,4 +1,5 @@
-// GET /v1/catalog: the pinned catalog's name, version, hash, servers, tool count and token sums.
+// GET /v1/catalog: the pinned catalog's name, version, hash, servers (with their metadata), tool
+// count, token sums and each listing form's size for the tools that are not alwaysLoad.
 
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../config.ts";
@@ -16,13 +17,15 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
     hash,
     file: cat.file,
     encoding: build.encoding,
-    servers: servers.map((s) => ({ name: s.name, transport: s.transport, tools: s.tools, serverInfo: s.serverInfo })),
+    servers: servers.map((s) => ({ name: s.name, transport: s.transport, tools: s.tools, serverInfo: s.serverInfo, title: s.title, description: s.description, summary: s.summary })),
     tools: tools.length,
     tokens: {
       // sums of the per-tool counts the CLI stored (the Worker never loads a tokenizer)
       fullInjection: sum(tools, "definition"),
       deferredNames: sum(deferred, "name"),
       coreTools: sum(core, "definition"),
+      // the system section of each listing form (names, grouped, servers, none)
+      listing: cat.catalog.listing.sections,
     },
   });
 }
