@@ -1,6 +1,7 @@
 // What a session freezes when it starts: mode and reason (from the policy), the listing form and
-// its system section (listing-choice.ts), and the core tool list. Later turns only append activations, so these bytes
-// never change for the session's life, even when a newer catalog is deployed meanwhile.
+// its system section (listing-choice.ts), and the core tool list. Later turns only append
+// activations, so these bytes never change for the session's life, even when a newer catalog is
+// deployed meanwhile.
 
 import type { Catalog, CatalogTool } from "./catalog.ts";
 import { ToolsearchError } from "./errors.ts";

@@ -22,15 +22,15 @@ export function toolDefinition(tool: ToolDefinition): ToolDefinition {
 export const TOOL_SEARCH_TOOL: ToolDefinition = {
   name: TOOL_SEARCH_NAME,
   description:
-    "Load deferred tools so you can call them. `select:name1,name2` loads exact names (full names, or " +
-    "<server>.<short name> from a grouped list); keywords describing the task load the best matches " +
-    "(`+word` requires a word; `mcp__<server> words` searches one server); `mcp__<server>` alone lists " +
-    "that server's tools a page at a time (`page:2`) and loads nothing. Loaded tools are added to your tools list.",
+    "Load deferred tools so you can call them. `select:a,b` loads exact names (or <server>.<short name>); " +
+    "other queries are keywords that load the best matches (`+word` requires a word; `mcp__<server> words` " +
+    "searches one server); `mcp__<server>` alone lists a server's tools a page at a time (`page:2`), loading " +
+    "nothing. Loaded tools are added to your tools list.",
   inputSchema: {
     type: "object",
     properties: {
       query: { type: "string", description: "`select:<names, comma-separated>`, keywords, or `mcp__<server>` to browse" },
-      limit: { type: "integer", minimum: 1, maximum: 20, description: "Most tools to load (default 5), or tools per browsed page (default 20)" },
+      limit: { type: "integer", minimum: 1, maximum: 20, description: "Most tools to load (default 5), or per browsed page (default 20)" },
     },
     required: ["query"],
     additionalProperties: false,
