@@ -4,9 +4,9 @@
 // An error names the field and the rule: `limit: must be an integer from 1 to 20`.
 
 import { z } from "zod";
-import { EXPOSED_NAME_RE } from "./core/catalog.ts";
 import { RESERVED_NAMES, type ChatMessage, type OpenAITool } from "./core/chat.ts";
 import { ToolsearchError } from "./core/errors.ts";
+import { LISTING_FORMS, type ListingRequest } from "./core/listing.ts";
 import { MAX_LIMIT, MAX_QUERY, MAX_SELECT } from "./core/search.ts";
 
 /** The value, or a bad_request naming the first field that breaks a rule. */
@@ -23,6 +23,19 @@ function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): 
 const int = (min: number, max: number) =>
   z.number({ invalid_type_error: `must be an integer from ${min} to ${max}` }).int(`must be an integer from ${min} to ${max}`).min(min, `must be an integer from ${min} to ${max}`).max(max, `must be an integer from ${min} to ${max}`);
 
+/** a select: name: a full (exposed) name, or a grouped short name under its server (`github.create_issue`) */
+const SELECT_NAME_RE = /^[a-zA-Z0-9_.:/-]{1,128}$/;
+
+const LISTING_REQUESTS = ["auto", ...LISTING_FORMS] as const;
+const LISTING_RULE = `must be ${LISTING_REQUESTS.slice(0, -1).map((f) => `"${f}"`).join(", ")} or "${LISTING_REQUESTS.at(-1)}"`;
+
+/** A listing form named outside a body (the chat endpoint's x-toolsearch-listing header). */
+export function parseListing(value: string | null, where: string): ListingRequest | undefined {
+  if (value === null) return undefined;
+  if (!(LISTING_REQUESTS as readonly string[]).includes(value)) throw new ToolsearchError("bad_request", `${where}: ${LISTING_RULE}`);
+  return value as ListingRequest;
+}
+
 const createBody = z
   .object({
     model: z.string({ invalid_type_error: "must be a string" }).min(1, "must not be empty").max(200, "at most 200 characters").refine((m) => m.trim().length > 0, "must not be blank"),
@@ -30,6 +43,7 @@ const createBody = z
     deferral: z.enum(["auto", "on", "off"], { errorMap: () => ({ message: 'must be "auto", "on" or "off"' }) }).default("auto"),
     contextWindow: int(1000, 100_000_000).optional(),
     activation: z.enum(["inject", "proxy"], { errorMap: () => ({ message: 'must be "inject" or "proxy"' }) }).default("inject"),
+    listing: z.enum(LISTING_REQUESTS, { errorMap: () => ({ message: LISTING_RULE }) }).optional(),
   })
   .strict();
 
@@ -55,11 +69,12 @@ const searchBody = z
       .superRefine((q, ctx) => {
         const m = /^\s*select:(.*)$/is.exec(q);
         if (!m) return;
-        const names = m[1]!.split(",").map((n) => n.trim()).filter(Boolean);
+        // "shop: get_order" as copied from a grouped line: spaces around a separator are fine
+        const names = m[1]!.split(",").map((n) => n.trim().replace(/\s*([.:/])\s*/g, "$1")).filter(Boolean);
         if (!names.length) ctx.addIssue({ code: "custom", message: "select: needs at least one tool name" });
         else if (names.length > MAX_SELECT) ctx.addIssue({ code: "custom", message: `select: takes at most ${MAX_SELECT} names, got ${names.length}` });
-        const bad = names.find((n) => !EXPOSED_NAME_RE.test(n));
-        if (bad) ctx.addIssue({ code: "custom", message: `select: "${bad.slice(0, 80)}" is not a tool name (letters, digits, _ and -, at most 64)` });
+        const bad = names.find((n) => !SELECT_NAME_RE.test(n));
+        if (bad) ctx.addIssue({ code: "custom", message: `select: "${bad.slice(0, 80)}" is not a tool name (a full name, or <server>.<short name>: letters, digits, _ - . : /, at most 128)` });
       }),
     limit: int(1, MAX_LIMIT).optional(),
   })

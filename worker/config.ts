@@ -2,6 +2,7 @@
 // defer policy, and the agent endpoint's upstream (OPENAI_API_KEY is a secret). Parsed once per isolate; a bad value is a clear 500-class config error.
 
 import { ToolsearchError } from "./core/errors.ts";
+import { LISTING_FORMS } from "./core/listing.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
 import type { UpstreamConfig } from "./upstream.ts";
 
@@ -33,7 +34,17 @@ export function settings(env: Env): Settings {
     unknownModel: { ...DEFAULT_POLICY.unknownModel, ...p.unknownModel },
     models: { ...p.models },
     profiles: { default: {}, ...p.profiles },
+    listingBudget: p.listingBudget ?? DEFAULT_POLICY.listingBudget,
   };
+  if (typeof policy.listingBudget !== "number" || !(policy.listingBudget >= 0 && policy.listingBudget <= 1)) {
+    throw new ToolsearchError("internal", `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`);
+  }
+  for (const [name, profile] of Object.entries(policy.profiles)) {
+    const form = profile.listing;
+    if (form !== undefined && form !== "auto" && !(LISTING_FORMS as readonly string[]).includes(form)) {
+      throw new ToolsearchError("internal", `POLICY.profiles.${name}.listing must be "auto" or one of ${LISTING_FORMS.join(", ")}, got ${JSON.stringify(form)}`);
+    }
+  }
   const upstream: UpstreamConfig = {
     baseURL: String(env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"),
     apiKey: String(env.OPENAI_API_KEY ?? ""),

@@ -7,6 +7,7 @@
 
 import { DurableObject } from "cloudflare:workers";
 import type { Activation as ActivationMode } from "./core/chat.ts";
+import type { ListingForm } from "./core/listing.ts";
 import type { Mode } from "./core/policy.ts";
 import type { Splice } from "./core/splice.ts";
 import type { ActivationResult } from "./core/tool-search.ts";
@@ -23,6 +24,8 @@ export interface SessionInit {
   reason: string;
   systemSection: string;
   coreTools: string[];
+  /** deferred sessions: the listing form of systemSection */
+  listing?: ListingForm;
   ttlMs: number;
 }
 

@@ -8,7 +8,12 @@ import { readCatalogFile, writeOutput } from "../lib/files.ts";
 import { diffHtml } from "../lib/html.ts";
 
 export default defineCommand({
-  meta: { name: "diff", description: "Compare two catalogs: tools added, removed, changed (schema vs. description), the semver bump that calls for, and whether the deferred prompt bytes change." },
+  meta: {
+    name: "diff",
+    description:
+      "Compare two catalogs: tools added, removed, changed (schema vs. description), server metadata changed (title, description, instructions, version, summary), " +
+      "the semver bump that calls for, and which listing forms' deferred prompt bytes change.",
+  },
   args: {
     old: { type: "positional", description: "Older catalog file", required: true },
     new: { type: "positional", description: "Newer catalog file", required: true },
@@ -27,7 +32,8 @@ export default defineCommand({
     for (const n of d.added) out(`  + ${n}`);
     for (const n of d.removed) out(`  - ${n}`);
     for (const c of d.changed) out(`  ~ ${c.name} (${c.kind})`);
+    for (const m of d.metadata) out(`  ~ server ${m.server}: ${m.fields.join(", ")}`);
     for (const o of d.other) out(`  * ${o}`);
-    out(`deferred prompt bytes: ${d.deferredPromptChanged ? "change (sessions started on the new catalog get a new prefix)" : "unchanged"}`);
+    out(`deferred prompt bytes: ${d.deferredPromptChanged ? `change in ${d.listingsChanged.join(", ")} (sessions started on the new catalog in that form get a new prefix)` : "unchanged"}`);
   },
 });

@@ -2,14 +2,16 @@
 
 import { defineCommand } from "citty";
 import { ToolsearchError } from "../../worker/core/errors.ts";
-import { DEFAULT_LIMIT, parseQuery, runSearch, searchCatalog } from "../../worker/core/search.ts";
+import { DEFAULT_LIMIT, formatResult, parseQuery, runSearch, searchCatalog } from "../../worker/core/search.ts";
 import { catalogArg, jsonArg, out } from "../args.ts";
 import { readCatalogFile } from "../lib/files.ts";
 
 export default defineCommand({
   meta: {
     name: "search",
-    description: "Run a toolSearch query on a catalog exactly as the Worker does: `select:a,b` exact names, keywords (BM25), `+word` required, `mcp__<server>` prefix. Prints ranked names, scores, the query words each matched, and one-line descriptions.",
+    description:
+      "Run a toolSearch query on a catalog exactly as the Worker does: `select:a,b` exact or grouped short names (`github.create_issue`), keywords (BM25), " +
+      "`+word` required, `mcp__<server> words` on one server, `mcp__<server> [page:N]` alone to browse. Prints ranked names, scores, the query words each matched, and one-line descriptions.",
   },
   args: {
     catalog: catalogArg,
@@ -23,6 +25,10 @@ export default defineCommand({
     const parsed = parseQuery(args.query, limit);
     if (parsed.kind === "error") throw new ToolsearchError("bad_request", parsed.message.replace(/^Error: /, ""));
     const outcome = runSearch(searchCatalog(catalog.tools, index), parsed, limit ?? DEFAULT_LIMIT);
+    if (outcome.kind === "browse") {
+      if (args.json) return out(JSON.stringify({ query: args.query, browse: { ...outcome, tools: outcome.tools.map((t) => ({ name: t.name, description: t.description })) } }, null, 2));
+      return out(formatResult(outcome, [], [], args.query));
+    }
     const rows =
       outcome.kind === "select"
         ? outcome.found.map((t) => ({ name: t.name, score: 1, description: t.description, words: [] as string[] }))

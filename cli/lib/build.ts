@@ -1,5 +1,6 @@
 // `catalog build` as a library: snapshot every configured server, validate and name the tools,
-// count tokens, build the Orama index and hash the result. Pure in its output: the catalog
+// summarize each server, count tokens (definitions and every listing piece), build the Orama
+// index and hash the result. Pure in its output: the catalog
 // depends only on the servers' tools and the config, never on timing, host or answer order.
 
 import {
@@ -15,13 +16,16 @@ import {
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { ToolsearchError } from "../../worker/core/errors.ts";
 import { assignExposedNames, cmp } from "../../worker/core/names.ts";
-import { nameLine, openaiTool, toolDefinition } from "../../worker/core/prompt.ts";
+import { LISTING_ID, nameLine } from "../../worker/core/listing.ts";
+import { openaiTool, toolDefinition } from "../../worker/core/prompt.ts";
 import { INDEX_CONFIG } from "../../worker/core/search-text.ts";
 import { buildIndex } from "../../worker/core/tool-index.ts";
 import type { BuildConfig, ServerSpec } from "./config.ts";
 import { matchesAny } from "./glob.ts";
 import { readRecorded } from "./recorded.ts";
 import { mapBounded, snapshotLive, type ServerSnapshot } from "./snapshot.ts";
+import { countListing } from "./listing-counts.ts";
+import { serverSummaries } from "./summaries.ts";
 import { tokenCounter } from "./tokens.ts";
 
 export interface ServerReport {
@@ -130,7 +134,7 @@ export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {})
   }
 
   const owners = new Map<string, string>();
-  const servers: CatalogServer[] = [];
+  const servers: Array<Omit<CatalogServer, "summary" | "tokens">> = [];
   const drafts: Draft[] = [];
   for (const { spec, snaps } of outcomes as Array<{ spec: ServerSpec; snaps: ServerSnapshot[] }>) {
     for (const snap of snaps) {
@@ -139,28 +143,30 @@ export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {})
       owners.set(snap.name, spec.name);
       const tools = selectTools(snap, spec);
       drafts.push(...tools);
-      servers.push({ name: snap.name, transport: snap.transport, serverInfo: snap.serverInfo, tools: tools.length });
+      servers.push({ name: snap.name, transport: snap.transport, serverInfo: snap.serverInfo, ...snap.meta, tools: tools.length });
     }
   }
   servers.sort((a, b) => cmp(a.name, b.name));
   if (drafts.length === 0) throw new ToolsearchError("invalid_config", "no tools: every server listed none (or include/exclude removed them all)");
 
   const { named, warnings } = assignExposedNames(drafts);
+  const summaries = serverSummaries(servers, drafts);
   const count = await countTokens;
-  const tools: CatalogTool[] = named.map((t) => ({
-    ...t,
-    tokens: {
-      definition: count(canonicalJson(openaiTool(toolDefinition(t)))),
-      name: count(nameLine(t.name)),
-    },
-  }));
+  const counted = countListing(
+    named.map((t) => ({ ...t, tokens: { definition: count(canonicalJson(openaiTool(toolDefinition(t)))), name: count(nameLine(t.name)) } })),
+    servers.map((s) => ({ ...s, summary: summaries.get(s.name)! })),
+    count,
+  );
+  warnings.push(...counted.warnings);
+  const tools: CatalogTool[] = counted.tools;
   const unhashed = {
     format: CATALOG_FORMAT,
     name: config.name,
     version: config.version,
-    build: { encoding: config.encoding, index: INDEX_CONFIG.id },
-    servers,
+    build: { encoding: config.encoding, index: INDEX_CONFIG.id, listing: LISTING_ID },
+    servers: counted.servers,
     tools,
+    listing: counted.listing,
     index: buildIndex(tools),
   };
   // a JSON round trip drops undefined members, so the in-memory catalog equals the file's

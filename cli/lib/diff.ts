@@ -1,11 +1,12 @@
 // What changed between two catalogs, and the semver bump it calls for: tools removed or a schema
 // changed -> major (calls that worked may now fail); tools added -> minor; descriptions, titles,
-// annotations, server info or build details only -> patch. Also whether the deferred prompt bytes
-// change, since that is what invalidates every session's prefix cache.
+// annotations, server metadata (title, description, instructions, version, summary) or build
+// details only -> patch. Also which listing forms' bytes change, since that is what invalidates
+// the prefix cache of every session in that form.
 
-import type { Catalog, CatalogTool } from "../../worker/core/catalog.ts";
+import type { Catalog, CatalogServer, CatalogTool } from "../../worker/core/catalog.ts";
 import { canonicalJson } from "../../worker/core/canonical.ts";
-import { deferredSection } from "../../worker/core/prompt.ts";
+import { LISTING_FORMS, listingSection, serverEntries, toolEntries, type ListingForm } from "../../worker/core/listing.ts";
 
 export type Bump = "none" | "patch" | "minor" | "major";
 
@@ -13,10 +14,15 @@ export interface CatalogDiff {
   added: string[];
   removed: string[];
   changed: Array<{ name: string; kind: "schema" | "description" }>;
-  /** anything else that differs: servers, build config, token counts */
+  /** servers in both whose metadata differs, and which fields */
+  metadata: Array<{ server: string; fields: string[] }>;
+  /** anything else that differs: servers added or removed, transports, build config, token counts */
   other: string[];
   bump: Bump;
+  /** some listing form's section bytes change */
   deferredPromptChanged: boolean;
+  /** the listing forms whose section bytes change */
+  listingsChanged: ListingForm[];
 }
 
 const schemaOf = (t: CatalogTool) => canonicalJson([t.inputSchema, t.outputSchema ?? null, t.alwaysLoad ?? false]);
@@ -24,6 +30,28 @@ const textOf = (t: CatalogTool) => canonicalJson([t.description, t.title ?? null
 
 export function deferredNames(c: Catalog): string[] {
   return c.tools.filter((t) => !t.alwaysLoad).map((t) => t.name);
+}
+
+const META_FIELDS = ["title", "description", "instructions", "summary"] as const;
+
+/** Per server in both catalogs: the metadata fields that differ (`version 1.0 -> 1.1`). */
+function metadataChanges(a: Catalog, b: Catalog): CatalogDiff["metadata"] {
+  const before = new Map(a.servers.map((s) => [s.name, s]));
+  const out: CatalogDiff["metadata"] = [];
+  for (const s of b.servers) {
+    const old = before.get(s.name);
+    if (!old) continue;
+    const fields: string[] = META_FIELDS.filter((f) => (old[f] ?? null) !== (s[f] ?? null)).map((f) => `${f} ${old[f] === undefined ? "added" : s[f] === undefined ? "removed" : "changed"}`);
+    const info = (x: CatalogServer) => x.serverInfo ?? { name: "", version: "" };
+    if (info(old).name !== info(s).name) fields.push(`serverInfo name ${info(old).name || "(none)"} -> ${info(s).name || "(none)"}`);
+    if (info(old).version !== info(s).version) fields.push(`version ${info(old).version || "(none)"} -> ${info(s).version || "(none)"}`);
+    if (fields.length) out.push({ server: s.name, fields });
+  }
+  return out;
+}
+
+function listingOf(c: Catalog, form: ListingForm): string {
+  return listingSection(form, toolEntries(c.tools.filter((t) => !t.alwaysLoad)), serverEntries(c.servers));
 }
 
 export function diffCatalogs(a: Catalog, b: Catalog): CatalogDiff {
@@ -40,20 +68,21 @@ export function diffCatalogs(a: Catalog, b: Catalog): CatalogDiff {
     else if (textOf(old) !== textOf(t)) changed.push({ name: t.name, kind: "description" });
     else if (canonicalJson(old.tokens) !== canonicalJson(t.tokens)) other.push(`token counts of ${t.name}`);
   }
-  // tool counts follow from added/removed; report what they do not show
-  const serversOf = (c: Catalog) => canonicalJson(c.servers.map(({ tools: _n, ...s }) => s));
-  if (serversOf(a) !== serversOf(b)) other.push("servers (names, transports or serverInfo)");
+  // tool counts follow from added/removed, metadata is listed per server; report what they do not show
+  const namesOf = (c: Catalog) => c.servers.map((s) => `${s.name}/${s.transport}`).join(",");
+  if (namesOf(a) !== namesOf(b)) other.push("servers (names or transports)");
   if (canonicalJson(a.build) !== canonicalJson(b.build)) other.push(`build config (${canonicalJson(a.build)} -> ${canonicalJson(b.build)})`);
+  const metadata = metadataChanges(a, b);
   const bump: Bump =
     removed.length || changed.some((c) => c.kind === "schema")
       ? "major"
       : added.length
         ? "minor"
-        : changed.length || other.length || a.hash !== b.hash
+        : changed.length || metadata.length || other.length || a.hash !== b.hash
           ? "patch"
           : "none";
-  const deferredPromptChanged = deferredSection(deferredNames(a)) !== deferredSection(deferredNames(b));
-  return { added, removed, changed, other, bump, deferredPromptChanged };
+  const listingsChanged = LISTING_FORMS.filter((f) => listingOf(a, f) !== listingOf(b, f));
+  return { added, removed, changed, metadata, other, bump, deferredPromptChanged: listingsChanged.length > 0, listingsChanged };
 }
 
 export function bumpVersion(version: string, bump: Exclude<Bump, "none">): string {
@@ -72,6 +101,7 @@ export function summarizeDiff(d: CatalogDiff): string {
     d.removed.length && `${d.removed.length} removed (${d.removed.slice(0, 3).join(", ")}${d.removed.length > 3 ? ", ..." : ""})`,
     schema && `${schema} schema changed`,
     text && `${text} description changed`,
+    ...d.metadata.map((m) => `server ${m.server}: ${m.fields.join(", ")}`),
     ...d.other,
   ].filter(Boolean);
   return parts.length ? parts.join(", ") : "no differences";

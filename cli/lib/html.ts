@@ -4,6 +4,7 @@
 // as the Worker's page draws them.
 
 import { catalogLabel, type Catalog } from "../../worker/core/catalog.ts";
+import { LISTING_FORMS } from "../../worker/core/listing.ts";
 import { serverSummaries, toolRows } from "../../worker/core/summary.ts";
 import { SERIES, type CatalogView, type DiffView, type Total } from "../../worker/page/types.ts";
 import { diffCatalogs } from "./diff.ts";
@@ -13,8 +14,8 @@ import { catalogStats, type CatalogStats } from "./stats.ts";
 function totals(s: CatalogStats): Total[] {
   return [
     { key: "full", label: "Full injection", value: s.tokens.full, hint: "every tool's schema in the tools array, tokenized whole" },
-    { key: "deferred", label: "Deferred prompt", value: s.tokens.deferred, hint: "names section + toolSearch + core tools" },
-    { key: "namesSection", label: "Names section", value: s.tokens.namesSection, hint: `${s.tokens.perDeferredTool.toFixed(1)} per deferred tool` },
+    { key: "deferred", label: "Deferred prompt", value: s.tokens.deferred, hint: `${s.tokens.auto.form} listing (auto, ${s.tokens.auto.window}-token window) + toolSearch + core tools` },
+    ...LISTING_FORMS.map((f) => ({ key: `section-${f}`, label: `Listing: ${f}`, value: s.tokens.sections[f], hint: f === "names" ? `${s.tokens.perDeferredTool.toFixed(1)} per deferred tool` : "the system section alone" })),
   ];
 }
 

@@ -1,11 +1,12 @@
 // Recorded tool lists: a saved tools/list result ({"tools":[...]}), a JSON array of MCP Tool
 // objects, or JSONL with one Tool per line. A row may carry `server`, so one file can hold many
 // servers (the eval sets are such files); rows without it belong to the config entry's name.
-// This is how CI builds catalogs for servers it cannot reach.
+// A row's `_meta.server_title` / `_meta.server_description` (as the eval data carries them) is
+// its server's title and description. This is how CI builds catalogs for servers it cannot reach.
 
 import { readFile } from "node:fs/promises";
 import { ToolsearchError } from "../../worker/core/errors.ts";
-import type { ServerSnapshot } from "./snapshot.ts";
+import type { ServerMeta, ServerSnapshot } from "./snapshot.ts";
 
 function bad(source: string, message: string): never {
   throw new ToolsearchError("server_failed", `server "${source}": ${message}`);
@@ -44,6 +45,7 @@ export async function readRecorded(source: string, path: string): Promise<Server
     bad(source, `cannot read recorded file ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   const byServer = new Map<string, unknown[]>();
+  const metaOf = new Map<string, ServerMeta>();
   for (const [i, row] of parseRows(text, source, path).entries()) {
     if (!row || typeof row !== "object" || Array.isArray(row)) bad(source, `recorded tool #${i + 1} in ${path} is not an object`);
     const { server, ...tool } = row as { server?: unknown };
@@ -54,6 +56,11 @@ export async function readRecorded(source: string, path: string): Promise<Server
     const list = byServer.get(name) ?? [];
     list.push(tool);
     byServer.set(name, list);
+    // the first row that says something of its server speaks for it
+    const meta = metaOf.get(name) ?? {};
+    const m = (tool as { _meta?: Record<string, unknown> })._meta;
+    const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : undefined);
+    metaOf.set(name, { title: meta.title ?? text(m?.server_title), description: meta.description ?? text(m?.server_description) });
   }
-  return [...byServer].map(([name, tools]) => ({ name, source, transport: "recorded", serverInfo: null, tools }));
+  return [...byServer].map(([name, tools]) => ({ name, source, transport: "recorded", serverInfo: null, meta: metaOf.get(name)!, tools }));
 }

@@ -19,7 +19,15 @@ export interface ServerSnapshot {
   source: string;
   transport: TransportKind;
   serverInfo: { name: string; version: string } | null;
+  /** what the server says of itself (initialize's serverInfo.title/description and instructions) */
+  meta: ServerMeta;
   tools: unknown[];
+}
+
+export interface ServerMeta {
+  title?: string;
+  description?: string;
+  instructions?: string;
 }
 
 const MAX_PAGES = 1000;
@@ -51,7 +59,9 @@ async function connectAndList(transport: Transport, timeoutMs: number) {
     await client.connect(transport, { timeout: timeoutMs });
     const tools = await listAllTools(client, timeoutMs);
     const info = client.getServerVersion();
-    return { tools, serverInfo: info ? { name: String(info.name), version: String(info.version) } : null };
+    const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : undefined);
+    const meta: ServerMeta = { title: text(info?.title), description: text(info?.description), instructions: text(client.getInstructions()) };
+    return { tools, serverInfo: info ? { name: String(info.name), version: String(info.version) } : null, meta };
   } finally {
     await client.close().catch(() => {});
   }
@@ -118,7 +128,7 @@ export async function snapshotLive(spec: Exclude<ServerSpec, { kind: "recorded" 
     return { name: spec.name, source: spec.name, transport: "stdio", ...r };
   }
   const r = await snapshotRemote(spec);
-  return { name: spec.name, source: spec.name, transport: r.transport, serverInfo: r.serverInfo, tools: r.tools };
+  return { name: spec.name, source: spec.name, transport: r.transport, serverInfo: r.serverInfo, meta: r.meta, tools: r.tools };
 }
 
 /** Run `fn` over `items` with at most `limit` in flight; results keep the input order. */

@@ -1,10 +1,13 @@
 // Token figures of a catalog: full injection (every tool in OpenAI `tools` form) against the
-// deferred prompt (the names section + toolSearch + always-loaded core tools), tokenized exactly
-// with the catalog's own encoding, plus tools per server and the largest tools.
+// deferred prompt (a listing section + toolSearch + always-loaded core tools) in each listing
+// form, tokenized exactly with the catalog's own encoding (or another, for comparison), the form
+// `auto` picks for a context window, plus tools per server and the largest tools.
 
 import type { Catalog, Encoding } from "../../worker/core/catalog.ts";
-import { deferredSection, openaiTool, promptTools, toolDefinition, toolsBytes } from "../../worker/core/prompt.ts";
-import { deferredNames } from "./diff.ts";
+import { chooseListing } from "../../worker/core/listing-choice.ts";
+import { LISTING_FORMS, listingSection, serverEntries, toolEntries, type ListingForm } from "../../worker/core/listing.ts";
+import { DEFAULT_POLICY } from "../../worker/core/policy.ts";
+import { openaiTool, promptTools, toolDefinition, toolsBytes } from "../../worker/core/prompt.ts";
 import { tokenCounter } from "./tokens.ts";
 
 export interface CatalogStats {
@@ -14,28 +17,47 @@ export interface CatalogStats {
   encoding: string;
   tools: number;
   servers: number;
-  perServer: Array<{ name: string; tools: number; transport: string }>;
+  perServer: Array<{ name: string; tools: number; transport: string; summary: string }>;
   tokens: {
     full: number;
+    /** the deferred prompt in the form `auto` picks for `auto.window` */
     deferred: number;
     ratio: number;
-    /** of `deferred`: the names section alone, and its cost per deferred tool */
-    namesSection: number;
+    /** the deferred prompt (section + toolSearch + core tools) in each form */
+    forms: Record<ListingForm, number>;
+    /** the listing section alone in each form */
+    sections: Record<ListingForm, number>;
+    auto: { window: number; budget: number; form: ListingForm; reason: string };
+    /** the names section per deferred tool */
     perDeferredTool: number;
     coreTools: number;
   };
   largest: Array<{ name: string; tokens: number }>;
 }
 
-/** Token figures with the catalog's own encoding, or another one (`encoding`) for comparison. */
-export async function catalogStats(catalog: Catalog, encoding: Encoding = catalog.build.encoding): Promise<CatalogStats> {
+export interface StatsOptions {
+  /** another encoding than the catalog's, for comparison */
+  encoding?: Encoding;
+  /** the context window `auto` decides for (default 128,000) and its share for the listing */
+  window?: number;
+  budget?: number;
+}
+
+export async function catalogStats(catalog: Catalog, opts: StatsOptions = {}): Promise<CatalogStats> {
+  const encoding = opts.encoding ?? catalog.build.encoding;
+  const window = opts.window ?? 128_000;
+  const share = opts.budget ?? DEFAULT_POLICY.listingBudget;
   const count = await tokenCounter(encoding);
   const core = catalog.tools.filter((t) => t.alwaysLoad).map(toolDefinition);
-  const names = deferredNames(catalog);
+  const deferred = catalog.tools.filter((t) => !t.alwaysLoad);
+  const entries = toolEntries(deferred);
+  const servers = serverEntries(catalog.servers);
   const full = count(toolsBytes(catalog.tools.map((t) => openaiTool(toolDefinition(t)))));
-  const namesSection = names.length ? count(deferredSection(names)) : 0;
-  const deferredTools = promptTools({ systemSection: "", coreTools: core, withToolSearch: names.length > 0, activated: [] });
-  const deferred = namesSection + count(toolsBytes(deferredTools.map(openaiTool)));
+  const toolsPart = count(toolsBytes(promptTools({ systemSection: "", coreTools: core, withToolSearch: deferred.length > 0, activated: [] }).map(openaiTool)));
+  const sections = Object.fromEntries(LISTING_FORMS.map((f) => [f, deferred.length ? count(listingSection(f, entries, servers)) : 0])) as Record<ListingForm, number>;
+  const forms = Object.fromEntries(LISTING_FORMS.map((f) => [f, sections[f] + toolsPart])) as Record<ListingForm, number>;
+  const budget = Math.floor(window * share + 1e-9);
+  const choice = chooseListing("auto", sections, { tokens: budget, what: `${Number((share * 100).toFixed(4))}% of a ${window}-token context` });
   return {
     name: catalog.name,
     version: catalog.version,
@@ -43,13 +65,15 @@ export async function catalogStats(catalog: Catalog, encoding: Encoding = catalo
     encoding,
     tools: catalog.tools.length,
     servers: catalog.servers.length,
-    perServer: catalog.servers.map((s) => ({ name: s.name, tools: s.tools, transport: s.transport })),
+    perServer: catalog.servers.map((s) => ({ name: s.name, tools: s.tools, transport: s.transport, summary: s.summary })),
     tokens: {
       full,
-      deferred,
-      ratio: full ? deferred / full : 0,
-      namesSection,
-      perDeferredTool: names.length ? namesSection / names.length : 0,
+      deferred: forms[choice.form],
+      ratio: full ? forms[choice.form] / full : 0,
+      forms,
+      sections,
+      auto: { window, budget, form: choice.form, reason: choice.reason },
+      perDeferredTool: deferred.length ? sections.names / deferred.length : 0,
       coreTools: core.length,
     },
     largest: [...catalog.tools]

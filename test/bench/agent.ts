@@ -7,7 +7,8 @@
 import OpenAI from "openai";
 import { join } from "node:path";
 import { readCatalogFile } from "../../cli/lib/files.ts";
-import { openaiTool, deferredSection, toolDefinition, TOOL_SEARCH_TOOL } from "../../worker/core/prompt.ts";
+import { deferredSection } from "../../worker/core/listing.ts";
+import { openaiTool, toolDefinition, TOOL_SEARCH_TOOL } from "../../worker/core/prompt.ts";
 import { searchCatalog } from "../../worker/core/search.ts";
 import { answerToolSearch } from "../../worker/core/tool-search.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";

@@ -66,6 +66,23 @@ export async function evalCatalogs(): Promise<Record<"livemcpbench" | "toolbench
   };
 }
 
+/**
+ * The combined eval catalog plus the pinned demo catalog's tools on servers named demo-<server>
+ * (five demo server names are also eval servers): the demo's short queries at 3,195 tools, where
+ * `auto` lists no names. Named by the demo's hash, so a new demo catalog gets a new one.
+ */
+export async function evalWithDemo(demoFile: string): Promise<string> {
+  await mkdir(BENCH_CATALOGS, { recursive: true });
+  const { catalog } = await readCatalogFile(join(ROOT, "catalogs", demoFile));
+  return ensure(`eval-demo-${catalog.hash.slice(0, 12)}`, async () => {
+    const demoRows = catalog.tools.map((t) => JSON.stringify({ server: `demo-${t.server}`, name: t.originalName, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }));
+    await mkdir(BENCH_WORK, { recursive: true });
+    const file = join(BENCH_WORK, "tools-eval-demo.jsonl");
+    await writeFile(file, `${(await readFile(ALL_TOOLS, "utf8")).trim()}\n${demoRows.join("\n")}\n`);
+    return file;
+  });
+}
+
 export async function benchCatalogs(): Promise<BenchCatalog[]> {
   await mkdir(BENCH_CATALOGS, { recursive: true });
   const demo = (await readdir(join(ROOT, "catalogs"))).find((f) => f.startsWith("demo@"))!;

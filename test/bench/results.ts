@@ -28,3 +28,8 @@ export async function replaceSection(heading: string, body: string): Promise<voi
   const ordered = [...byHeading.entries()].sort(([a], [b]) => a.localeCompare(b, "en", { numeric: true }));
   await writeFile(RESULTS, `${preamble.trimEnd()}\n\n${ordered.map(([, s]) => s).join("\n\n")}\n`);
 }
+
+/** A markdown table. */
+export function table(head: string[], rows: Array<Array<string | number>>): string {
+  return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}

@@ -1,22 +1,20 @@
 // `npm run bench`: every benchmark on this machine, written to test/bench/RESULTS.md with the
-// machine, versions and date. Not part of `npm test`. Figures are medians/percentiles of one run;
+// machine, versions and date. Not part of `npm test`. `npm run bench -- <section>` prints one
+// section (tokens, cold, latency, load, build); with --write it replaces just that section. Figures are medians/percentiles of one run;
 // compare rows within a table (same run), not across machines.
 import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { readCatalogFile } from "../../cli/lib/files.ts";
-import { catalogStats } from "../../cli/lib/stats.ts";
 import { buildTimes } from "./build-time.ts";
-import { BENCH_CATALOGS, benchCatalogs, ROOT } from "./catalogs.ts";
+import { benchCatalogs, ROOT } from "./catalogs.ts";
 import { coldStart } from "./cold-start.ts";
 import { latency } from "./latency.ts";
-import { RESULTS, sections } from "./results.ts";
+import { RESULTS, replaceSection, sections, table } from "./results.ts";
+import { tokensSection } from "./tokens.ts";
 import { throughput } from "./throughput.ts";
 
 const f = (n: number, d = 1) => n.toFixed(d);
-const table = (head: string[], rows: Array<Array<string | number>>) =>
-  [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 
 async function main() {
   const only = process.argv[2];
@@ -31,19 +29,7 @@ async function main() {
     "",
   ];
 
-  if (!only || only === "tokens") {
-    const rows = [];
-    for (const c of catalogs) {
-      const { catalog } = await readCatalogFile(join(BENCH_CATALOGS, c.file));
-      for (const encoding of ["o200k_base", "cl100k_base"] as const) {
-        const s = await catalogStats(catalog, encoding);
-        rows.push([c.label, encoding, c.tools, s.tokens.full, s.tokens.deferred, `${f(s.tokens.ratio * 100, 2)}%`, f(s.tokens.perDeferredTool, 1), f(s.tokens.deferred / c.tools, 1)]);
-      }
-    }
-    out.push("## 1. Context tokens", "", "Full injection: every tool in OpenAI `tools` form. Deferred prompt: names section + `toolSearch` + core tools. From `catalog stats` (js-tiktoken). Targets: deferred <= 2% of full at 3,004 tools; under 40 tokens per deferred tool at any size.", "");
-    out.push(table(["catalog", "encoding", "tools", "full injection", "deferred prompt", "deferred / full", "names section per tool", "deferred per tool"], rows), "");
-  }
-
+  if (!only || only === "tokens") out.push(await tokensSection(catalogs));
   if (!only || only === "cold") {
     const rows = await coldStart(catalogs);
     out.push("## 2. Cold start and memory", "", "In workerd (wrangler dev), median request latency minus a no-op route: reading the catalog asset, `JSON.parse` of its bytes, the Worker's full load (hash check + parse + index restore), and rebuilding the index with `insertMultiple` instead. Heap: retained V8 heap after a load (Node, same objects). The last column repeats parse vs load in Node with a GC before each step: in workerd the garbage of one step can be collected inside the next request, which can put the JSON.parse median above the full load at 10,000 tools.", "");
@@ -79,6 +65,12 @@ async function main() {
     out.push(`Whole build: ${f(b.totalMs, 0)} ms for ${b.tools} tools (${f(b.bytes / 1024, 0)} KiB); slowest server alone: ${b.slowest.name}, ${f(b.slowest.ms, 0)} ms; ratio ${f(b.totalMs / b.slowest.ms, 2)} (target <= 1.5).`, "");
   }
 
+  if (only && process.argv.includes("--write")) {
+    // one section, written in place: the others (other owners' figures) are left as they are
+    const [heading, ...body] = out.slice(out.findIndex((l) => l.startsWith("## "))).join("\n").split("\n");
+    await replaceSection(heading!, body.join("\n").trim());
+    return console.log(`wrote ${heading} of ${RESULTS}`);
+  }
   if (only) return console.log(out.join("\n")); // one section: printed, RESULTS.md left whole
   // sections owned by other benches (bench:search, bench:agent) are kept as they are
   const mine = sections(out.join("\n")).byHeading;

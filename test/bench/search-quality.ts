@@ -1,11 +1,13 @@
 // `npm run bench:search`: search quality on the public tool-retrieval sets, toolsearch against
 // the two baselines, on catalogs built by `catalog build` from test/data/eval, plus the demo
 // query sets on the pinned demo catalog. LiveMCPBench is also reported by halves (file order):
-// the first half may be used for tuning, the second not. Writes section 6 of RESULTS.md.
+// the first half may be used for tuning, the second not. Then search alone where no names are
+// listed, and server descriptions in the index both ways (search-variants.ts). Writes section 6
+// of RESULTS.md.
 //   --no-baselines   toolsearch only
 //   --failures SET   print the queries of sets whose label contains SET that miss at 1
 //   --print          print the section instead of writing RESULTS.md
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -15,6 +17,7 @@ import { readCatalogFile } from "../../cli/lib/files.ts";
 import { rankNames, searchCatalog, type SearchCatalog } from "../../worker/core/search.ts";
 import { BENCH_CATALOGS, EVAL_DATA, evalCatalogs, ROOT } from "./catalogs.ts";
 import { pinnedDemo, replaceSection } from "./results.ts";
+import { variantsSection, type Inputs } from "./search-variants.ts";
 
 export interface QualityRow {
   set: string;
@@ -100,15 +103,25 @@ async function latencyOnly(set: string, path: string, queries: EvalQuery[]): Pro
   return { set, catalog: label, queries: queries.length, ranker: "toolsearch", result: { queries: queries.length, metrics: {}, latency: { p50Ms: 0, p99Ms: cold } }, warmP99: warm };
 }
 
-export async function searchQuality(baselines = true): Promise<QualityRow[]> {
+async function inputs(): Promise<Inputs> {
   const cats = await evalCatalogs();
   const at = (f: string) => join(BENCH_CATALOGS, f);
-  const demo = join(ROOT, "catalogs", await pinnedDemo());
   const live = await readQueries(join(EVAL_DATA, "livemcpbench/queries.jsonl"));
-  const tool = await readQueries(join(EVAL_DATA, "toolbench/queries.jsonl"));
-  const short = await readQueries(join(ROOT, "test/bench/queries/demo-short.jsonl"));
-  const zh = await readQueries(join(ROOT, "test/bench/queries/demo-zh.jsonl"));
-  const half = Math.ceil(live.length / 2);
+  return {
+    cats,
+    at,
+    demoFile: await pinnedDemo(),
+    live,
+    half: Math.ceil(live.length / 2),
+    tool: await readQueries(join(EVAL_DATA, "toolbench/queries.jsonl")),
+    short: await readQueries(join(ROOT, "test/bench/queries/demo-short.jsonl")),
+    zh: await readQueries(join(ROOT, "test/bench/queries/demo-zh.jsonl")),
+  };
+}
+
+export async function searchQuality(baselines = true): Promise<QualityRow[]> {
+  const { cats, at, demoFile, live, half, tool, short, zh } = await inputs();
+  const demo = join(ROOT, "catalogs", demoFile);
   return [
     ...(await run("LiveMCPBench", at(cats.livemcpbench), live, baselines)),
     ...(await run("LiveMCPBench 1st half (tuning)", at(cats.livemcpbench), live.slice(0, half), false)),
@@ -139,7 +152,6 @@ const HISTORY = [
   "Before BM25F (per-field BM25 summed, toolsearch-words/2): LiveMCPBench 36.3 (held-out half 36.0), ToolBench 62.9, combined 27.0 / 62.1, short queries 86.7 / 96.7, Chinese success@5 14.5.",
   "Kept, in order: CJK bigrams + Chinese glossary (Chinese 14.5 -> 91.9); BM25F (LiveMCPBench 1st half 35.6 -> 41.8, ToolBench 62.9 -> 68.3, 1st half in combined 24.1 -> 35.4, short 86.7 -> 92.5); name boost 3 -> 2; coverage counts synonyms; plural folding (ToolBench +1.3, short +1.3 / +0.9, Chinese +4.9, 1st half in combined -2.2); get/retrieve and find/search synonyms; request-phrasing stop words and single letters (ToolBench +0.6); repeated query words weigh more (ToolBench +1.1); camelCase words also whole (ToolBench +0.2, 1st half in combined +2.3, short success@5 -> 100).",
   "Measured, not kept (points on LiveMCPBench 1st half / ToolBench / 1st half in combined): CJK unigrams too (-0.5 / 0 / all of LiveMCPBench in combined +0.9); a first-sentence field (boost 0.5-2: +0.5 to -1.6 / -0.6 to -2.3 / +2.1 to -2.4); diversity over covered query words (-4 to -11 / -0.3 to -10); server coherence (share of the query a tool's server covers: -0.6 / -0.4 / +1.9); coordination (idf share of the query a tool holds: +2.8 / -0.3 / +3.0, short success@1 -0.4); a boost for a named server (short success@1 +0.8 to +1.7; 0 / -0.4 to -5.1 / -0.9 to -6.1); URLs reduced to host words (0) and paths to file names (-2.4 on the 1st half); k1 0.9-3, b 0.5-0.9 per field, boosts (name 1.5-6, params 0.2-0.8): within 2 points, no consistent gain; office-format synonyms (ppt/pptx/powerpoint, xlsx/excel, md/markdown, save/write): at most +0.6.",
-  "Not in the catalog format, so not used: the eval data's server titles and descriptions (`_meta`); as server-field text they gave +3.0 on the 1st half and nothing in the combined catalog.",
 ].join("\n\n");
 
 /** One line per target of the search-quality issue, from the toolsearch rows. */
@@ -168,7 +180,7 @@ if (import.meta.main) {
     console.log(`${r.set.padEnd(46)} ${r.ranker.padEnd(14)} gR@5 ${cell(m["groupRecall@5"]).padStart(5)}  s@1 ${cell(m["success@1"]).padStart(5)}  s@5 ${cell(m["success@5"]).padStart(5)}  mrr ${cell(m["mrr@10"]).padEnd(6)}  p99 ${r.result.latency.p99Ms} ms${r.warmP99 === undefined ? "" : ` (warm ${r.warmP99})`}`);
   }
   const section = [
-    `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}. Produced by \`npm run bench:search\` (test/bench/search-quality.ts).`,
+    `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} at the end of the run (other work on the machine slows the latency columns, not the others). Produced by \`npm run bench:search\` (test/bench/search-quality.ts).`,
     "",
     "Catalogs built by `catalog build` from test/data/eval (LiveMCPBench 525 tools, ToolBench 2,479, both combined 3,004) and the pinned demo catalog (191 tools); query sets in test/bench/queries/. Metrics in percent except mrr@10 (0-1). LiveMCPBench counts a gold step as found when any tool that can fill it is in the top 5 (groupRecall). Tuning used ToolBench and the first half of LiveMCPBench (file order) only; the second half is held out. Latency is the ranking in Node, per query: pooled over 3 fresh restores of the index: `cold` is each restore's first pass (after a GC that settles the restore's own allocations; JIT warmed on another copy; every word's postings computed on first use, as in a new isolate), `warm` its second pass (postings cached per index, as in an isolate serving traffic). Baselines: one pass. Targets: LiveMCPBench groupRecall@5 >= 50, ToolBench >= 80, combined catalog at most 5 points below the single set, short queries success@1 >= 90 and success@5 >= 98, p99 <= 2 ms (short) and <= 5 ms (ToolBench-length) at 3,004 tools.",
     "",
@@ -177,6 +189,8 @@ if (import.meta.main) {
     againstTargets(rows),
     "",
     HISTORY,
+    "",
+    await variantsSection(await inputs()),
   ].join("\n");
   if (args.includes("--print")) console.log(`\n${section}`);
   else if (!args.includes("--no-baselines") && !failuresOf) {

@@ -169,3 +169,18 @@ describe("proxy mode", () => {
     expectAppendOnly(rig.llm.requests);
   });
 });
+
+describe("listing forms through the endpoint", () => {
+  it("with no names listed (x-toolsearch-listing: none) the model finds the tool by keywords", async () => {
+    const r = await ask(rig, [{ role: "user", content: "create an issue on github" }], undefined, { "x-toolsearch-listing": "none" });
+    expect(r.hops).toBe(2);
+    expect((r.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.name).toBe("mcp__github__create_issue");
+    const system = String(rig.llm.requests[0]!.body.messages[0]!.content);
+    expect(system).toContain("190 tools from 12 servers exist but are not loaded");
+    expect(system).not.toContain("mcp__github__");
+    expect(rig.llm.requests[0]!.reply!.tool_calls![0]!.function.arguments).toBe(JSON.stringify({ query: "create an issue on github" }));
+    const state = (await (await fetch(`${rig.dev.url}/v1/sessions/${r.session}`, { headers: AUTH })).json()) as Json;
+    expect(state).toMatchObject({ listing: "none", reason: expect.stringContaining('listing "none" (') });
+    expect(state.reason).toContain("requested for this session");
+  });
+});

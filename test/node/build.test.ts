@@ -19,7 +19,7 @@ describe("catalog build from stdio servers", () => {
   it("pages through tools/list with nextCursor", async () => {
     const { result } = await build({ paged: fixture("--tools", "25", "--page-size", "7") });
     expect(result.catalog.tools).toHaveLength(25);
-    expect(result.catalog.servers).toEqual([{ name: "paged", transport: "stdio", serverInfo: { name: "fixture", version: "1.2.3" }, tools: 25 }]);
+    expect(result.catalog.servers).toEqual([{ name: "paged", transport: "stdio", serverInfo: { name: "fixture", version: "1.2.3" }, summary: expect.any(String), tools: 25, tokens: expect.any(Object) }]);
     expect(result.catalog.tools[0]).toMatchObject({ name: "mcp__paged__tool_0000", server: "paged", originalName: "tool_0000" });
   });
 

@@ -96,7 +96,7 @@ describe("catalog build", () => {
     await setTools(d, base.slice(0, 2));
     const r = await run(d, "build", "--check");
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^catalog: shop@1\.0\.0 changed \(1 removed \(mcp__shop__refund_order\)\) without a version bump: set "version" to 2\.0\.0 \(major\)$/);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^catalog: shop@1\.0\.0 changed \(1 removed \(mcp__shop__refund_order\), server shop: summary changed\) without a version bump: set "version" to 2\.0\.0 \(major\)$/);
   });
 
   it("--check fails when no catalog of that version is committed", async () => {
@@ -130,17 +130,35 @@ describe("catalog verify / stats / diff", () => {
     expect(r.stderr).toMatch(/^catalog: .*tampered\.json: hash mismatch: file says [0-9a-f]{12}, content hashes to [0-9a-f]{12}\n$/);
   });
 
-  it("stats --json gives tools, servers and the token bill", async () => {
+  it("stats --json gives tools, servers and the token bill in every listing form", async () => {
     const r = await run(dir, "stats", v1!, "--json");
     const s = JSON.parse(r.stdout);
     expect(s).toMatchObject({ tools: 3, servers: 1, encoding: "o200k_base" });
     expect(s.tokens.full).toBeGreaterThan(0);
-    expect(s.tokens.deferred).toBeGreaterThan(0);
+    expect(Object.keys(s.tokens.forms)).toEqual(["names", "grouped", "servers", "none"]);
+    // deferred: the prompt in the form auto picks for 128k (a 3-tool catalog keeps its names)
+    expect(s.tokens.auto).toMatchObject({ window: 128000, budget: 2560, form: "names" });
+    expect(s.tokens.deferred).toBe(s.tokens.forms.names);
     expect(s.tokens.ratio).toBeCloseTo(s.tokens.deferred / s.tokens.full, 10);
+    for (const f of ["names", "grouped", "servers", "none"]) expect(s.tokens.forms[f]).toBeGreaterThan(s.tokens.sections[f]);
     expect(s.largest).toHaveLength(3);
+    // a window with room for the smallest form only (in a 3-tool catalog, names are the next smallest)
+    const small = JSON.parse((await run(dir, "stats", v1!, "--json", "--window", String(s.tokens.sections.none * 50))).stdout);
+    expect(small.tokens.auto).toMatchObject({ budget: s.tokens.sections.none, form: "none" });
+    expect(small.tokens.deferred).toBe(small.tokens.forms.none);
     const text = await run(dir, "stats", v1!);
     expect(text.stdout).toContain("full injection");
-    expect(text.stdout).toContain("deferred prompt");
+    expect(text.stdout).toMatch(/ {4}names +\d+ tokens .*<- auto at 128000\n {4}grouped +\d+ tokens/);
+    expect(text.stdout).toContain('auto: listing "names":');
+  });
+
+  it("verify, stats and diff name an old catalog format and exit 1", async () => {
+    const old = join(ROOT, "test/fixtures/catalog-v1/shop@1.0.0.abbdda6763df.json");
+    for (const cmd of [["verify", old], ["stats", old], ["diff", old, v1!]]) {
+      const r = await run(dir, ...cmd);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`catalog: ${old}: catalog format "toolsearch.catalog/v1" is not read by this build, which reads "toolsearch.catalog/v2": rebuild it with catalog build (and a new version)\n`);
+    }
   });
 
   it("diff names added, removed and changed tools, the bump and the prompt change", async () => {
@@ -152,6 +170,7 @@ describe("catalog verify / stats / diff", () => {
       changed: [{ name: "mcp__shop__get_order", kind: "description" }],
       bump: "major",
       deferredPromptChanged: true,
+      listingsChanged: ["names", "grouped", "servers"],
     });
     const same = JSON.parse((await run(dir, "diff", v1!, v1!, "--json")).stdout);
     expect(same).toMatchObject({ added: [], removed: [], changed: [], bump: "none", deferredPromptChanged: false });

@@ -73,7 +73,7 @@ describe("search text and index", () => {
     }));
     const saved = JSON.parse(JSON.stringify(buildIndex(tools)));
     const db = restoreIndex(saved, tools);
-    const ranked = rankKeywords(searchCatalog(tools.map((t) => ({ ...t, tokens: { definition: 1, name: 1 } })), db), ["screenshot"]);
+    const ranked = rankKeywords(searchCatalog(tools.map((t) => ({ ...t, tokens: { definition: 1, name: 1, short: 1 } })), db), ["screenshot"]);
     expect([...ranked.keys()]).toEqual(["mcp__t__take_screenshot"]);
     expect(() => restoreIndex(saved, tools.slice(1))).toThrow("index holds 3 documents for 2 tools");
     expect(() => restoreIndex(saved, [tools[1]!, tools[0]!, tools[2]!])).toThrow('index document 1 does not match tool "mcp__t__list_pull_requests"');
@@ -87,7 +87,7 @@ describe("query expansion", () => {
       ["create_pull_request", "Open a pull request"],
       ["list_directory", "List a folder"],
       ["create_repo_webhook", "Add a webhook to a repo"],
-    ].map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1 } }));
+    ].map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1, short: 1 } }));
     const cat = searchCatalog(tools, restoreIndex(JSON.parse(JSON.stringify(buildIndex(tools))), tools));
     expect(rankNames(cat, "create PR", 1)).toEqual(["mcp__t__create_pull_request"]);
     expect(rankNames(cat, "list dir", 1)).toEqual(["mcp__t__list_directory"]);
@@ -98,7 +98,7 @@ describe("query expansion", () => {
 
 /** A searchable catalog of [name, description] pairs on one server. */
 function miniCatalog(pairs: string[][]) {
-  const tools = pairs.map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1 } }));
+  const tools = pairs.map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1, short: 1 } }));
   return searchCatalog(tools, restoreIndex(JSON.parse(JSON.stringify(buildIndex(tools))), tools));
 }
 

@@ -16,7 +16,7 @@ const tool = (server: string, name: string, description: string, props: Record<s
   originalName: name,
   description,
   inputSchema: { type: "object", properties: props },
-  tokens: { definition: 10, name: 3 },
+  tokens: { definition: 10, name: 3, short: 2 },
 });
 
 const tools = [tool("gh", "create_issue", "Open a new issue"), tool("gh", "list_issues", "List issues"), tool("web", "fetch_page", "Download a web page"), tool("fs", "read_file", "Read a file")];

@@ -97,10 +97,12 @@ describe.skipIf(!browser)("--html files in headless Chromium, offline", () => {
     const shown = async (key: string) => [await page.getAttribute(`[data-total="${key}"] dd`, "data-value"), (await page.textContent(`[data-total="${key}"] dd`))!.split(" ")[0]];
     expect(await shown("full")).toEqual([String(stats.tokens.full), stats.tokens.full.toLocaleString("en-US")]);
     expect(await shown("deferred")).toEqual([String(stats.tokens.deferred), stats.tokens.deferred.toLocaleString("en-US")]);
-    expect(await shown("namesSection")).toEqual([String(stats.tokens.namesSection), stats.tokens.namesSection.toLocaleString("en-US")]);
+    for (const form of ["names", "grouped", "servers", "none"]) {
+      expect(await shown(`section-${form}`)).toEqual([String(stats.tokens.sections[form]), stats.tokens.sections[form].toLocaleString("en-US")]);
+    }
     expect(await shown("ratio")).toEqual([String(stats.tokens.ratio), `${(stats.tokens.ratio * 100).toFixed(1)}%`]);
     expect(await page.getAttribute("[data-label]", "data-label")).toBe(`${stats.name}@${stats.version}#${stats.hash.slice(0, 12)}`);
-    expect(await page.locator(".chart rect.bar").count()).toBe(stats.servers * 2);
+    expect(await page.locator(".chart rect.bar").count()).toBe(stats.servers * 4); // full + three listing forms
     expect(await page.locator("#tools-table tbody tr").count()).toBe(stats.tools);
     // the table works offline too
     await page.fill("#tools-filter", "screenshot");

@@ -66,7 +66,9 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.textContent("#pinned")).toBe(info.label);
     expect(await page.locator("table.servers tbody tr").count()).toBe(info.servers.length);
     expect(await page.getAttribute('[data-total="full"] dd', "data-value")).toBe(String(info.tokens.fullInjection));
-    expect(await page.textContent('[data-total="listing"] dd')).toContain(info.tokens.deferredNames.toLocaleString("en-US"));
+    for (const form of ["names", "grouped", "servers", "none"]) {
+      expect(await page.getAttribute(`[data-total="listing-${form}"] dd`, "data-value")).toBe(String(info.tokens.listing[form]));
+    }
     expect(await page.inputValue("#api-key")).toBe("");
     const stored = await page.evaluate("[sessionStorage.getItem('toolsearch.apiKey'), localStorage.length, document.cookie]");
     expect(stored).toEqual([DEV_API_KEY, 0, ""]);
@@ -75,8 +77,8 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
   it("draws the per-server chart from the API's numbers: one bar per server and series, lengths to scale", async () => {
     const info = await api("/v1/catalog");
     const bars = await page.locator(".chart rect.bar").evaluateAll((els) => els.map((e) => ({ server: e.parentElement!.getAttribute("data-row"), series: e.getAttribute("data-series"), value: Number(e.getAttribute("data-value")), width: e.getBoundingClientRect().width })));
-    expect(bars).toHaveLength(info.servers.length * 2);
-    const expected = info.servers.flatMap((s: Json) => [{ server: s.name, series: "full", value: s.tokens.full }, { server: s.name, series: "listing", value: s.tokens.listing }]);
+    expect(bars).toHaveLength(info.servers.length * 4);
+    const expected = info.servers.flatMap((s: Json) => ["full", "names", "grouped", "servers"].map((series) => ({ server: s.name, series, value: s.tokens[series] })));
     expect(bars.map(({ server, series, value }) => ({ server, series, value }))).toEqual(expected);
     // one scale: width / value is the same for every bar long enough to measure
     const widest = bars.reduce((a, b) => (b.value > a.value ? b : a));

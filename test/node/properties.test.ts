@@ -72,7 +72,7 @@ const limit = fc.oneof(
 
 // ---- the documented shapes ----
 function checkParsed(q: unknown, parsed: ParsedQuery): void {
-  expect(["error", "select", "keywords"]).toContain(parsed.kind);
+  expect(["error", "select", "browse", "keywords"]).toContain(parsed.kind);
   if (parsed.kind === "error") expect(parsed.message).toMatch(/^Error: \S/);
   if (parsed.kind === "select") {
     expect(parsed.names.length).toBeGreaterThan(0);
@@ -88,7 +88,17 @@ function checkOutcome(parsed: ParsedQuery, outcome: SearchOutcome, k: number): v
   if (outcome.kind === "select" && parsed.kind === "select") {
     for (const t of outcome.found) expect(cat.byName.get(t.name)).toBe(t);
     for (const u of outcome.unknown) for (const s of u.suggestions) expect(cat.byName.has(s)).toBe(true);
-    expect([...outcome.found.map((t) => t.name), ...outcome.unknown.map((u) => u.name)].sort()).toEqual([...parsed.names].sort());
+    // every name is found (exactly, or as a grouped short name) or reported unknown, once
+    const unknown = outcome.unknown.map((u) => u.name);
+    for (const n of unknown) expect(parsed.names).toContain(n);
+    for (const n of parsed.names) if (cat.byName.has(n)) expect(outcome.found.map((t) => t.name)).toContain(n);
+    expect(new Set(outcome.found).size).toBe(outcome.found.length);
+    expect(outcome.found.length + unknown.length).toBeLessThanOrEqual(parsed.names.length);
+  }
+  if (outcome.kind === "browse" && parsed.kind === "browse") {
+    expect(outcome.tools.length).toBeLessThanOrEqual(parsed.pageSize);
+    for (const t of outcome.tools) expect(t.name.toLowerCase().startsWith(`mcp__${parsed.server.toLowerCase()}__`)).toBe(true);
+    if ("unknownServer" in outcome) for (const s of outcome.closest) expect(servers).toContain(s);
   }
   if (outcome.kind === "keywords" && parsed.kind === "keywords") {
     const got = outcome.matches.map((m) => m.name);
@@ -97,7 +107,10 @@ function checkOutcome(parsed: ParsedQuery, outcome: SearchOutcome, k: number): v
     for (const n of got) expect(cat.byName.has(n)).toBe(true);
     for (const m of outcome.matches) expect(Number.isFinite(m.score)).toBe(true);
     for (let i = 1; i < got.length; i++) expect(outcome.matches[i - 1]!.score).toBeGreaterThanOrEqual(outcome.matches[i]!.score);
-    if (parsed.server !== undefined) for (const n of [...got, ...(outcome.serverTools ?? [])]) expect(n.startsWith(`mcp__${parsed.server}__`)).toBe(true);
+    if (parsed.server !== undefined) {
+      for (const n of got) expect(n.toLowerCase().startsWith(`mcp__${parsed.server.toLowerCase()}__`)).toBe(true);
+      expect(outcome.serverTotal).toBeGreaterThanOrEqual(got.length);
+    }
   }
 }
 

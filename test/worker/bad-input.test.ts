@@ -79,6 +79,7 @@ const cases: Case[] = [
   ["contextWindow too small", "POST", "/v1/sessions", { model: "gpt-4o", contextWindow: 10 }, J, 400, "bad_request", /^contextWindow: must be an integer from 1000 to 100000000$/],
   ["contextWindow a string", "POST", "/v1/sessions", { model: "gpt-4o", contextWindow: "big" }, J, 400, "bad_request", /^contextWindow: must be an integer/],
   ["bad activation", "POST", "/v1/sessions", { model: "gpt-4o", activation: "both" }, J, 400, "bad_request", /^activation: must be "inject" or "proxy"$/],
+  ["bad listing", "POST", "/v1/sessions", { model: "gpt-4o", listing: "short" }, J, 400, "bad_request", /^listing: must be "auto", "names", "grouped", "servers" or "none"$/],
   // tool search
   ["no query", "POST", TS, {}, J, 400, "bad_request", /^query: required$/],
   ["query a number", "POST", TS, { query: 42 }, J, 400, "bad_request", /^query: must be a string$/],
@@ -107,6 +108,7 @@ const cases: Case[] = [
   ["stream as a string", "POST", "/v1/chat/completions", chat({ stream: "yes" }), { "x-toolsearch-session": ":id" }, 400, "bad_request", /^stream: /],
   ["max hops 11", "POST", "/v1/chat/completions", chat({}), { "x-toolsearch-session": ":id", "x-toolsearch-max-hops": "11" }, 400, "bad_request", /x-toolsearch-max-hops: must be an integer from 0 to 10/],
   ["a bad activation header", "POST", "/v1/chat/completions", chat({}), { "x-toolsearch-activation": "both" }, 400, "bad_request", /x-toolsearch-activation: must be "inject" or "proxy"/],
+  ["a bad listing header", "POST", "/v1/chat/completions", chat({}), { "x-toolsearch-listing": "all" }, 400, "bad_request", /^x-toolsearch-listing: must be "auto", "names", "grouped", "servers" or "none"$/],
   ["an unknown session header", "POST", "/v1/chat/completions", chat({}), { "x-toolsearch-session": `ses_${"C".repeat(32)}` }, 404, "not_found"],
 ];
 

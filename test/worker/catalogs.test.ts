@@ -1,6 +1,7 @@
 // Catalog pinning and catalog faults: a session keeps the catalog it started with across a deploy
 // that pins a newer one; a catalog file that is gone answers 409 for its sessions; a missing or
-// tampered pinned catalog makes every route 503 with a JSON error naming the file and the reason.
+// tampered pinned catalog (or one in the old format) makes every route 503 with a JSON error
+// naming the file and the reason.
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -53,6 +54,7 @@ describe("catalog faults: every route answers 503 naming the file and the reason
     ["missing", "shop@9.9.9.json", "catalog_missing", "catalog shop@9.9.9.json is not deployed (no such asset)"],
     ["tampered", "tampered@1.0.0.json", "catalog_invalid", "catalog tampered@1.0.0.json is refused: hash mismatch"],
     ["misnamed", "shop@1.0.0.000000000000.json", "catalog_invalid", "its name says hash 000000000000, its content is"],
+    ["old format", "shop-v1@1.0.0.json", "catalog_invalid", 'catalog shop-v1@1.0.0.json is refused: catalog format "toolsearch.catalog/v1" is not read by this build, which reads "toolsearch.catalog/v2"'],
   ])("%s", async (_, file, code, message) => {
     for (const [m, p, body] of [["GET", "/healthz"], ["GET", "/v1/catalog"], ["POST", "/v1/sessions", { model: "gpt-4o" }], ["GET", `/v1/sessions/ses_${"B".repeat(32)}`], ["GET", "/nope"]] as const) {
       const r = await callWith({ CATALOG: file }, m, p, body);

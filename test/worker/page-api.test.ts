@@ -58,8 +58,12 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
     const always = cat.tools.filter((t) => t.alwaysLoad);
     expect(always.map((t) => t.name)).toEqual(["mcp__shop__search_products"]);
     const sum = (list: typeof cat.tools, key: "definition" | "name") => list.reduce((n, t) => n + t.tokens[key], 0);
-    expect(shop.tokens).toEqual({ full: sum(cat.tools, "definition"), listing: sum(deferred, "name"), core: sum(always, "definition") });
-    expect(r.body.tokens).toEqual({ fullInjection: shop.tokens.full, deferredNames: shop.tokens.listing, coreTools: shop.tokens.core });
+    expect(shop.tokens).toMatchObject({ full: sum(cat.tools, "definition"), names: sum(deferred, "name"), core: sum(always, "definition") });
+    expect(r.body.tokens).toMatchObject({ fullInjection: shop.tokens.full, deferredNames: shop.tokens.names, coreTools: shop.tokens.core });
+    // one server: its part of each form plus the form's header is the section the CLI tokenized whole
+    const { headers, sections } = cat.listing;
+    for (const form of ["names", "grouped", "servers"] as const) expect(headers[form] + shop.tokens[form], form).toBe(sections[form]);
+    expect(r.body.tokens.listing).toEqual(sections);
   });
 
   it("lists every tool with its server, description and counts, but no schema", async () => {
@@ -163,7 +167,7 @@ describe("GET /v1/sessions/:id/history", () => {
 
   it("shows the splice the chat endpoint stored for a hidden toolSearch round", async () => {
     const upstream = inject("upstreamUrl");
-    const req = new Request(`${BASE}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...AUTH_A }, body: JSON.stringify({ model: "tiny-model", messages: [{ role: "user", content: "refund order 42" }] }) });
+    const req = new Request(`${BASE}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "x-toolsearch-listing": "names", ...AUTH_A }, body: JSON.stringify({ model: "tiny-model", messages: [{ role: "user", content: "refund order 42" }] }) });
     const res = await worker.fetch(req, { ...env, OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test" } as Env, createExecutionContext());
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> } }> };

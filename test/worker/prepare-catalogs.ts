@@ -1,7 +1,8 @@
 // Node side, run by vitest.config.ts before workerd starts: fills test/worker/catalogs/ (the
 // ASSETS directory of wrangler.toml's [env.test]) with real catalogs built by the CLI library:
-// the committed demo catalogs, two versions of a small shop catalog, and a tampered copy; and the
-// page's bundle in page/ (the vitest plugin runs no wrangler [build] command).
+// the committed demo catalogs, two versions of a small shop catalog, a tampered copy, an office
+// catalog of two LiveMCPBench servers (ppt has 35 tools) and a shop catalog in the old format v1;
+// and the page's bundle in page/ (the vitest plugin runs no wrangler [build] command).
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { buildCatalog } from "../../cli/lib/build.ts";
@@ -38,6 +39,14 @@ export async function prepareWorkerCatalogs(): Promise<void> {
   await writeFile(join(TEST_CATALOGS, "shop@2.0.0.json"), v2);
   const at = v1.indexOf("Cancel an order");
   await writeFile(join(TEST_CATALOGS, "tampered@1.0.0.json"), `${v1.slice(0, at)}Xancel an order${v1.slice(at + 15)}`);
+  // LiveMCPBench's ppt (35 tools) and word-document-server, with the descriptions its rows carry
+  const rows = (await readFile(join(ROOT, "test/data/eval/livemcpbench/tools.jsonl"), "utf8")).split("\n").filter((l) => /"server": "(ppt|word-document-server)"/.test(l));
+  await writeFile(join(TEST_CATALOGS, ".office.jsonl"), rows.join("\n"));
+  const office = await buildCatalog(parseConfig({ name: "office", version: "1.0.0", mcpServers: { office: { tools: ".office.jsonl" } } }, TEST_CATALOGS));
+  await rm(join(TEST_CATALOGS, ".office.jsonl"));
+  await writeFile(join(TEST_CATALOGS, "office@1.0.0.json"), office.text);
+  // built by toolsearch before the catalog format v2 (committed fixture)
+  await copyFile(join(ROOT, "test/fixtures/catalog-v1/shop@1.0.0.abbdda6763df.json"), join(TEST_CATALOGS, "shop-v1@1.0.0.json"));
   const hash12 = JSON.parse(v1).hash.slice(0, 12);
   await writeFile(join(TEST_CATALOGS, `shop@1.0.0.${hash12}.json`), v1);
   await writeFile(join(TEST_CATALOGS, "shop@1.0.0.000000000000.json"), v1); // name claims another hash

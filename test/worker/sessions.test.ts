@@ -13,7 +13,7 @@ describe("POST /v1/sessions", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("x-catalog")).toMatch(SHOP_LABEL);
     expect(r.body.id).toMatch(/^ses_[A-Za-z0-9_-]{32}$/);
-    expect(r.body).toMatchObject({ mode: "deferred", reason: "deferral is on for this session", catalog: { name: "shop", version: "1.0.0" } });
+    expect(r.body).toMatchObject({ mode: "deferred", reason: expect.stringMatching(/^deferral is on for this session; listing "names": \d+ tokens fit/), catalog: { name: "shop", version: "1.0.0" } });
     const { system, tools } = r.body.prompt;
     for (const name of ["mcp__shop__get_order", "mcp__shop__refund_order", "mcp__shop__inventory_check-stock"]) expect(system).toContain(`\n${name}\n`);
     expect(system).not.toContain("mcp__shop__search_products"); // alwaysLoad: a core tool, never deferred
@@ -92,13 +92,18 @@ describe("toolSearch", () => {
     expect(session.body.activations).toEqual(r.body.loaded);
   });
 
-  it("+word requires a word; mcp__<server> restricts to a server", async () => {
+  it("+word requires a word; mcp__<server> restricts to a server, and alone browses it", async () => {
     const s = await newSession();
     const r = await search(s.id, "discount order +coupon");
     expect(r.body.matches.map((m: { name: string }) => m.name)).toEqual(["mcp__shop__apply_coupon"]);
-    const listing = await search(s.id, "mcp__shop", 3);
-    expect(listing.body.matches).toHaveLength(3);
-    expect(listing.body.result).toContain("All tools of this server");
+    const scoped = await search(s.id, "mcp__shop order", 3);
+    expect(scoped.body.loaded).toHaveLength(3);
+    expect(scoped.body.loaded.every((n: string) => n.startsWith("mcp__shop__"))).toBe(true);
+    expect(scoped.body.result).toContain("Server shop has 13 tools: browse them with mcp__shop");
+    const browsed = await search(s.id, "mcp__shop", 3);
+    expect(browsed.body).toMatchObject({ loaded: [], alreadyLoaded: [] });
+    expect(browsed.body.matches).toHaveLength(3);
+    expect(browsed.body.result).toMatch(/^Server shop: 13 tools, 1-3 shown \(page 1 of 5\)/);
   });
 
   it("words that name Object.prototype members are ordinary words", async () => {

@@ -1,15 +1,18 @@
-// The catalog file (format toolsearch.catalog/v1): types, the content hash, file naming and
-// verification. A catalog is a pure function of its tools and build config; its hash is sha256
-// over the canonical JSON of everything except the `hash` field itself.
+// The catalog file (format toolsearch.catalog/v2): types, the content hash, file naming and
+// verification. A catalog is a pure function of its tools, its servers' metadata and the build
+// config; its hash is sha256 over the canonical JSON of everything except the `hash` field.
+// v2 added per-server metadata and summaries, and the token pieces of every listing form.
 
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { ToolsearchError } from "./errors.ts";
+import { LISTING_FORMS, LISTING_ID, listingSizes, serverEntries, toolEntries, type ListingForm, type ListingHeaders } from "./listing.ts";
+import { EXPOSED_NAME_RE } from "./names.ts";
 import { INDEX_CONFIG } from "./search-text.ts";
 import { restoreIndex, type SavedIndex } from "./tool-index.ts";
 import type { AnyOrama } from "@orama/orama";
 
-export const CATALOG_FORMAT = "toolsearch.catalog/v1";
-export const EXPOSED_NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
+export { EXPOSED_NAME_RE };
+export const CATALOG_FORMAT = "toolsearch.catalog/v2";
 export const SEMVER_RE = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$/;
 export const CATALOG_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 export const ENCODINGS = ["o200k_base", "cl100k_base"] as const;
@@ -29,15 +32,23 @@ export interface CatalogTool {
   annotations?: JsonObject;
   /** never deferred: always in the tools list */
   alwaysLoad?: true;
-  /** tokens of the OpenAI-form definition, and of its line in the deferred-names section */
-  tokens: { definition: number; name: number };
+  /** tokens of the OpenAI-form definition, of its `names` line and of its ` <short>` piece in `grouped` (listing.ts) */
+  tokens: { definition: number; name: number; short: number };
 }
 
 export interface CatalogServer {
   name: string;
   transport: TransportKind;
   serverInfo: { name: string; version: string } | null;
+  /** what the server said of itself: initialize's serverInfo.title/description and instructions (recorded: _meta.server_title/server_description) */
+  title?: string;
+  description?: string;
+  instructions?: string;
+  /** one line for the `servers` listing: from what it said, else its most distinctive tool words */
+  summary: string;
   tools: number;
+  /** tokens of `<label>:` in `grouped`, and of its `servers` line without the tool count */
+  tokens: { grouped: number; servers: number };
 }
 
 export interface Catalog {
@@ -45,9 +56,11 @@ export interface Catalog {
   name: string;
   version: string;
   hash: string;
-  build: { encoding: Encoding; index: string };
+  build: { encoding: Encoding; index: string; listing: string };
   servers: CatalogServer[];
   tools: CatalogTool[];
+  /** listing token counts: each form's header, and each form's whole section for the tools that are not alwaysLoad */
+  listing: { headers: ListingHeaders; sections: Record<ListingForm, number> };
   index: SavedIndex;
 }
 
@@ -76,11 +89,18 @@ function invalid(reason: string): never {
   throw new ToolsearchError("catalog_invalid", reason);
 }
 
-/** Structural checks that need no hashing (names, order, counts, build config). */
+const isCount = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+const isText = (v: unknown) => v === undefined || typeof v === "string";
+
+/** Structural checks that need no hashing (names, order, counts, build config, listing pieces). */
 export function checkCatalogShape(value: unknown): asserts value is Catalog {
   const c = value as Catalog;
   if (!c || typeof c !== "object" || Array.isArray(c)) invalid("not a JSON object");
-  if (c.format !== CATALOG_FORMAT) invalid(`format is ${JSON.stringify(c.format)}, expected "${CATALOG_FORMAT}"`);
+  if (c.format !== CATALOG_FORMAT) {
+    const format: unknown = c.format;
+    if (typeof format !== "string") invalid("no format field: not a toolsearch catalog");
+    invalid(`catalog format "${format.slice(0, 60)}" is not read by this build, which reads "${CATALOG_FORMAT}": rebuild it with catalog build (and a new version)`);
+  }
   if (typeof c.name !== "string" || !CATALOG_NAME_RE.test(c.name)) invalid("name is missing or not a valid catalog name");
   if (typeof c.version !== "string" || !SEMVER_RE.test(c.version)) invalid("version is not semver");
   if (typeof c.hash !== "string" || !/^[0-9a-f]{64}$/.test(c.hash)) invalid("hash is not a sha256 hex digest");
@@ -88,6 +108,7 @@ export function checkCatalogShape(value: unknown): asserts value is Catalog {
   if (c.build.index !== INDEX_CONFIG.id) {
     invalid(`index was built with "${c.build.index}", this build reads "${INDEX_CONFIG.id}": rebuild the catalog`);
   }
+  if (c.build.listing !== LISTING_ID) invalid(`listing counts were made for "${c.build.listing}", this build renders "${LISTING_ID}": rebuild the catalog`);
   if (!Array.isArray(c.servers) || !Array.isArray(c.tools)) invalid("servers or tools is not an array");
   const servers = new Map(c.servers.map((s) => [s.name, s]));
   const perServer = new Map<string, number>();
@@ -100,14 +121,23 @@ export function checkCatalogShape(value: unknown): asserts value is Catalog {
     if (!t.inputSchema || typeof t.inputSchema !== "object" || t.inputSchema.type !== "object") {
       invalid(`tool "${t.name}" has no object inputSchema`);
     }
-    if (!t.tokens || !Number.isInteger(t.tokens.definition) || !Number.isInteger(t.tokens.name)) {
+    if (!t.tokens || !isCount(t.tokens.definition) || !isCount(t.tokens.name) || !isCount(t.tokens.short)) {
       invalid(`tool "${t.name}" has no token counts`);
     }
     perServer.set(t.server, (perServer.get(t.server) ?? 0) + 1);
   }
   for (const s of c.servers) {
     if ((perServer.get(s.name) ?? 0) !== s.tools) invalid(`server "${s.name}" claims ${s.tools} tools, catalog has ${perServer.get(s.name) ?? 0}`);
+    if (!isText(s.title) || !isText(s.description) || !isText(s.instructions)) invalid(`server "${s.name}" has a title, description or instructions that is not text`);
+    if (typeof s.summary !== "string" || !s.summary.trim() || /[\r\n]/.test(s.summary)) invalid(`server "${s.name}" has no one-line summary`);
+    if (!s.tokens || !isCount(s.tokens.grouped) || !isCount(s.tokens.servers)) invalid(`server "${s.name}" has no listing token counts`);
   }
+  const l = c.listing;
+  if (!l || !l.headers || !l.sections || LISTING_FORMS.some((f) => !isCount(l.headers[f]) || !isCount(l.sections[f]))) invalid("listing token counts are missing");
+  // the stored totals must be what the stored pieces add up to: the Worker sums pieces for subsets
+  const sizes = listingSizes(toolEntries(c.tools.filter((t) => !t.alwaysLoad)), serverEntries(c.servers), l.headers);
+  const off = LISTING_FORMS.find((f) => sizes[f] !== l.sections[f]);
+  if (off) invalid(`listing.sections.${off} is ${l.sections[off]}, its pieces add up to ${sizes[off]}`);
 }
 
 export interface VerifiedCatalog {

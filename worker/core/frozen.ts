@@ -1,17 +1,22 @@
-// What a session freezes when it starts: mode and reason (from the policy), the deferred-names
-// system section, and the core tool list. Later turns only append activations, so these bytes
-// never change for the session's life, even when a newer catalog is deployed meanwhile.
+// What a session freezes when it starts: mode and reason (from the policy), the listing form and
+// its system section (listing-choice.ts), and the core tool list. Later turns only append
+// activations, so these bytes never change for the session's life, even when a newer catalog is
+// deployed meanwhile.
 
 import type { Catalog, CatalogTool } from "./catalog.ts";
 import { ToolsearchError } from "./errors.ts";
+import { freezeListing } from "./listing-choice.ts";
+import type { ListingForm, ListingRequest } from "./listing.ts";
 import { decideMode, resolveProfile, type Deferral, type Mode, type PolicyConfig } from "./policy.ts";
-import { deferredSection, toolDefinition, type PromptParts } from "./prompt.ts";
+import { toolDefinition, type PromptParts } from "./prompt.ts";
 
 export interface SessionRequest {
   model: string;
   profile: string;
   deferral: Deferral;
   contextWindow?: number;
+  /** the listing form; default: the profile's, else auto */
+  listing?: ListingRequest;
 }
 
 export interface FrozenSession {
@@ -19,6 +24,8 @@ export interface FrozenSession {
   reason: string;
   systemSection: string;
   coreTools: string[];
+  /** deferred sessions: the form of systemSection */
+  listing?: ListingForm;
 }
 
 function requireTools(catalog: Pick<Catalog, "name" | "version" | "tools">, names: readonly string[], where: string): void {
@@ -27,7 +34,7 @@ function requireTools(catalog: Pick<Catalog, "name" | "version" | "tools">, name
   if (missing.length) throw new ToolsearchError("bad_request", `${where} names tools not in catalog ${catalog.name}@${catalog.version}: ${missing.join(", ")}`);
 }
 
-export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools">, policy: PolicyConfig, req: SessionRequest): FrozenSession {
+export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools" | "servers" | "listing">, policy: PolicyConfig, req: SessionRequest): FrozenSession {
   const profile = resolveProfile(policy, req.profile);
   if (profile.subAgent) {
     const tools = profile.tools ?? [];
@@ -42,7 +49,8 @@ export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools
   const deferrableTokens = deferrable.reduce((n, t) => n + t.tokens.definition, 0);
   const decision = decideMode(policy, { ...req, deferrableTokens });
   if (decision.mode === "full") return { ...decision, systemSection: "", coreTools: [...core, ...deferrable.map((t) => t.name)] };
-  return { ...decision, systemSection: deferredSection(deferrable.map((t) => t.name)), coreTools: core };
+  const listing = freezeListing(catalog, deferrable, policy, req);
+  return { mode: decision.mode, reason: `${decision.reason}; ${listing.reason}`, listing: listing.form, systemSection: listing.section, coreTools: core };
 }
 
 /** The prompt parts of a session from its frozen fields and activations, resolved in its own catalog. */

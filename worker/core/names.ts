@@ -4,7 +4,8 @@
 // by sorting the originals, so the result never depends on the order servers answered in.
 
 import { fnv1a64 } from "./canonical.ts";
-import { EXPOSED_NAME_RE } from "./catalog.ts";
+
+export const EXPOSED_NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const MAX = 64;
 const SUFFIX = 9; // "_" + 8 hex

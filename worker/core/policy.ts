@@ -2,8 +2,10 @@
 // on demand) or `full` (every tool injected, no toolSearch). Full mode when deferral is off, for
 // sub-agent profiles, for models not known to handle tool search, and when the deferrable tools'
 // schemas are at most `threshold` of the context window (deferral would save little and cost a hop).
+// A deferred session's listing form (listing-choice.ts) fits `listingBudget` of the same window.
 
 import { ToolsearchError } from "./errors.ts";
+import type { ListingRequest } from "./listing.ts";
 import { lookupModel, type ModelOverrides } from "./models.ts";
 
 export interface Profile {
@@ -12,6 +14,8 @@ export interface Profile {
   /** a sub-agent profile: exactly these tools, never deferred */
   subAgent?: boolean;
   tools?: string[];
+  /** the listing form of this profile's sessions, unless a session asks for another (default auto) */
+  listing?: ListingRequest;
 }
 
 export interface PolicyConfig {
@@ -21,6 +25,8 @@ export interface PolicyConfig {
   unknownModel: { contextWindow: number; deferAbove: number };
   models: ModelOverrides;
   profiles: Record<string, Profile>;
+  /** `auto` listing: the richest form whose section fits this share of the model's context window */
+  listingBudget: number;
 }
 
 export const DEFAULT_POLICY: PolicyConfig = {
@@ -28,6 +34,7 @@ export const DEFAULT_POLICY: PolicyConfig = {
   unknownModel: { contextWindow: 128_000, deferAbove: 0.5 },
   models: {},
   profiles: { default: {} },
+  listingBudget: 0.02,
 };
 
 export type Deferral = "auto" | "on" | "off";
@@ -76,4 +83,12 @@ export function decideMode(config: PolicyConfig, input: PolicyInput): Decision {
   return tokens <= limit
     ? { mode: "full", reason: `deferrable tools (${tokens} tokens) are at most ${config.threshold * 100}% of ${model.family}'s ${window}-token context` }
     : { mode: "deferred", reason: `deferrable tools (${tokens} tokens) exceed ${config.threshold * 100}% of ${model.family}'s ${window}-token context` };
+}
+
+/** The context window a session is planned for, and how to name it in a reason. */
+export function contextWindow(config: PolicyConfig, input: Pick<PolicyInput, "model" | "contextWindow">): { tokens: number; of: string } {
+  const model = lookupModel(input.model, config.models);
+  const tokens = input.contextWindow ?? model?.contextWindow ?? config.unknownModel.contextWindow;
+  const assumed = input.contextWindow === undefined ? "assumed " : "";
+  return { tokens, of: model ? `${model.family}'s ${tokens}-token context` : `unknown model "${input.model}"'s ${assumed}${tokens}-token context` };
 }

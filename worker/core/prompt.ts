@@ -22,14 +22,15 @@ export function toolDefinition(tool: ToolDefinition): ToolDefinition {
 export const TOOL_SEARCH_TOOL: ToolDefinition = {
   name: TOOL_SEARCH_NAME,
   description:
-    "Load deferred tools so you can call them. Use `select:name1,name2` with exact names from the " +
-    "deferred tools list, or keywords describing the task (`+word` requires a word; " +
-    "`mcp__<server>` lists a server's tools). Loaded tools are added to your tools list.",
+    "Load deferred tools so you can call them. `select:a,b` loads exact names (or <server>.<short name>); " +
+    "other queries are keywords that load the best matches (`+word` requires a word; `mcp__<server> words` " +
+    "searches one server); `mcp__<server>` alone lists a server's tools a page at a time (`page:2`), loading " +
+    "nothing. Loaded tools are added to your tools list.",
   inputSchema: {
     type: "object",
     properties: {
-      query: { type: "string", description: "`select:<exact names, comma-separated>` or keywords" },
-      limit: { type: "integer", minimum: 1, maximum: 20, description: "Most tools to load (default 5)" },
+      query: { type: "string", description: "`select:<names, comma-separated>`, keywords, or `mcp__<server>` to browse" },
+      limit: { type: "integer", minimum: 1, maximum: 20, description: "Most tools to load (default 5), or per browsed page (default 20)" },
     },
     required: ["query"],
     additionalProperties: false,
@@ -54,22 +55,6 @@ export const CALL_TOOL_TOOL: ToolDefinition = {
     additionalProperties: false,
   },
 };
-
-export const DEFERRED_HEADER =
-  "# Deferred tools\n" +
-  `These tools exist but their schemas are not loaded. Before calling one, load it with ${TOOL_SEARCH_NAME}: ` +
-  "`select:<name>[,<name>...]` loads exact names from this list; any other query searches by keywords " +
-  "and loads the best matches. Loaded tools appear in your tools list and stay loaded: call them directly.\n";
-
-/** The deferred-tools system section: the header, then every deferred exposed name, one per line. */
-export function deferredSection(names: readonly string[]): string {
-  return DEFERRED_HEADER + names.map((n) => `${n}\n`).join("");
-}
-
-/** One line of the names section (its token count is stored per tool in the catalog). */
-export function nameLine(name: string): string {
-  return `${name}\n`;
-}
 
 export type PromptFormat = "openai" | "anthropic";
 

@@ -9,7 +9,7 @@ import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
 /** Bump `id` whenever tokenize(), the fields, their meaning or the saved layout (tool-index.ts) change. */
 export const INDEX_CONFIG = {
-  id: "toolsearch-words/5",
+  id: "toolsearch-words/6",
   fields: ["name", "server", "description", "params"] as const,
 } as const;
 

@@ -1,16 +1,19 @@
-// toolSearch, pure: parse the query (`select:a,b`, `+required` words, `mcp__server` prefixes,
-// keywords; Chinese terms also in English through the glossary), rank (rank.ts), and format the
-// text the model gets back. Activation itself (which names are new for the session) is decided
+// toolSearch, pure: parse the query (`select:a,b` with full or grouped short names, `+required`
+// words, `mcp__server` prefixes, `mcp__server` alone to browse, keywords; Chinese terms also in
+// English through the glossary), rank (rank.ts), and format the text the model gets back. Activation itself (which names are new for the session) is decided
 // by the session's storage; this module only proposes names and renders the outcome.
 
 import type { AnyOrama } from "@orama/orama";
+import { BROWSE_PAGE_SIZE, browseServer, formatBrowse, oneLine, onServer, type BrowseOutcome } from "./browse.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { translateTerms } from "./glossary.ts";
 import { expand, matchedWords, rerankByCoverage, topKeywords } from "./rank.ts";
 import { CJK_RUN, RANKING, tokenize } from "./search-text.ts";
+import { closestNames, resolveSelectName } from "./select.ts";
 import { STOP_WORDS, SYNONYMS } from "./vocabulary.ts";
 
 export { rankKeywords, rerankByCoverage } from "./rank.ts";
+export { closestNames };
 
 export const MAX_QUERY = 1000;
 export const MAX_SELECT = 20;
@@ -32,12 +35,15 @@ export function rankNames(cat: SearchCatalog, query: string, k: number): string[
   const outcome = runSearch(cat, parseQuery(query, undefined), k);
   if (outcome.kind === "keywords") return outcome.matches.map((m) => m.name);
   if (outcome.kind === "select") return outcome.found.map((t) => t.name).slice(0, k);
+  if (outcome.kind === "browse") return outcome.tools.map((t) => t.name).slice(0, k);
   return [];
 }
 
 export type ParsedQuery =
   | { kind: "error"; message: string }
   | { kind: "select"; names: string[] }
+  /** `mcp__<server>` alone (`page:N` optional): a page of that server's tools, nothing loaded */
+  | { kind: "browse"; server: string; page: number; pageSize: number }
   /** `alternatives`: glossary alternatives of a Chinese query's terms, searched at expansion weight */
   | { kind: "keywords"; terms: string[]; required: string[]; server?: string; alternatives?: string[] };
 
@@ -56,14 +62,22 @@ export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
   }
   const words = q.split(/\s+/);
   let server: string | undefined;
+  let page: number | undefined;
   const rest: string[] = [];
   const required: string[] = [];
   for (const w of words) {
     const prefix = /^mcp__([a-zA-Z0-9_-]+?)(?:__)?$/.exec(w);
+    const pageOf = /^page:(\d{1,6})$/i.exec(w);
     if (prefix && server === undefined) server = prefix[1];
+    else if (pageOf && page === undefined) page = Number(pageOf[1]);
     else if (w.startsWith("+") && w.length > 1) required.push(...tokenize(w.slice(1)));
     else rest.push(w);
   }
+  if (server !== undefined && !rest.length && !required.length) {
+    if (page === 0) return { kind: "error", message: "Error: pages start at page:1." };
+    return { kind: "browse", server, page: page ?? 1, pageSize: (limit as number | undefined) ?? BROWSE_PAGE_SIZE };
+  }
+  if (page !== undefined) rest.push(`page:${page}`);
   const text = rest.join(" ");
   // CJK terms also search for their English (glossary), so English-described tools are found
   const english = translateTerms(text, CJK_RUN);
@@ -87,23 +101,29 @@ export interface Match {
 
 export type SearchOutcome =
   | { kind: "error"; message: string }
-  | { kind: "select"; found: CatalogTool[]; unknown: Array<{ name: string; suggestions: string[] }> }
-  | { kind: "keywords"; matches: Match[]; serverTools?: string[] };
+  /** unknown: `ambiguous` when a bare short name is several tools' (suggestions are those tools) */
+  | { kind: "select"; found: CatalogTool[]; unknown: Array<{ name: string; suggestions: string[]; ambiguous?: true }> }
+  | BrowseOutcome
+  /** serverTotal: with `mcp__<server>`, how many tools that server has */
+  | { kind: "keywords"; matches: Match[]; serverTotal?: number; server?: string };
 
 /** Run a parsed query against the catalog. `candidates` limits what may be returned (deferrable tools). */
 export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAULT_LIMIT, candidates?: ReadonlySet<string>): SearchOutcome {
   if (parsed.kind === "error") return parsed;
   if (parsed.kind === "select") {
     const found: CatalogTool[] = [];
-    const unknown: Array<{ name: string; suggestions: string[] }> = [];
+    const unknown: Array<{ name: string; suggestions: string[]; ambiguous?: true }> = [];
     for (const name of parsed.names) {
-      const tool = cat.byName.get(name);
-      if (tool) found.push(tool);
-      else unknown.push({ name, suggestions: closestNames(cat, name) });
+      const r = resolveSelectName(cat, name);
+      if ("tool" in r) {
+        if (!found.includes(r.tool)) found.push(r.tool);
+      } else if ("ambiguous" in r) unknown.push({ name, suggestions: r.ambiguous, ambiguous: true });
+      else unknown.push({ name, suggestions: r.unknown });
     }
     return { kind: "select", found, unknown };
   }
-  const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || t.name.startsWith(`mcp__${parsed.server}__`));
+  if (parsed.kind === "browse") return browseServer(cat.tools, parsed.server, parsed.page, parsed.pageSize, candidates);
+  const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || onServer(t, parsed.server));
   let ranked: Array<[string, number]>;
   const matched = new Set<string>();
   let all: string[] = [];
@@ -124,69 +144,15 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   const top = ranked.slice(0, limit);
   const words = matchedWords(cat, top.map(([name]) => name), all);
   const matches = top.map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000, words: words.get(name)! }));
-  const serverTools = parsed.server !== undefined ? cat.tools.filter(allowed).map((t) => t.name) : undefined;
-  return { kind: "keywords", matches, serverTools };
+  if (parsed.server === undefined) return { kind: "keywords", matches };
+  return { kind: "keywords", matches, server: parsed.server, serverTotal: cat.tools.filter(allowed).length };
 }
-
-/** Levenshtein distance, capped work: names are at most 64 characters. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
-}
-
-const nameWords = new WeakMap<readonly CatalogTool[], Array<Set<string>>>();
-
-/**
- * The 3 existing names closest to an unknown one: most shared words first, then edit distance.
- * Edit distance runs only on the best 100 by shared words and length (a select: of 20 unknown
- * names against 10,000 tools took seconds when every pair was compared).
- */
-export function closestNames(cat: SearchCatalog, name: string, count = 3): string[] {
-  let words = nameWords.get(cat.tools);
-  if (!words) nameWords.set(cat.tools, (words = cat.tools.map((t) => new Set(tokenize(t.name)))));
-  const wanted = name.slice(0, 64).toLowerCase();
-  const query = [...new Set(tokenize(wanted))];
-  // bucket by (shared words, length gap) instead of sorting every tool: linear in catalog size
-  const buckets = new Map<number, number[]>();
-  cat.tools.forEach((t, i) => {
-    let shared = 0;
-    for (const w of query) if (words[i]!.has(w)) shared++;
-    const key = shared * 1000 + (999 - Math.min(999, Math.abs(t.name.length - wanted.length)));
-    const list = buckets.get(key);
-    if (list) list.push(i);
-    else buckets.set(key, [i]);
-  });
-  const picked: number[] = [];
-  for (const key of [...buckets.keys()].sort((a, b) => b - a)) {
-    picked.push(...buckets.get(key)!);
-    if (picked.length >= 100) break;
-  }
-  const shortlist = picked.slice(0, 100).map((i) => {
-    const t = cat.tools[i]!;
-    return { name: t.name, shared: query.filter((w) => words[i]!.has(w)).length, dist: distance(wanted, t.name.toLowerCase()) };
-  });
-  shortlist.sort((a, b) => b.shared - a.shared || a.dist - b.dist || (a.name < b.name ? -1 : 1));
-  return shortlist.slice(0, count).map((s) => s.name);
-}
-
-const oneLine = (text: string, max = 160) => {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-};
 
 /** The tool-result text for the model, once the session has said which names were new. */
 /** The result text; `via: "callTool"` (proxy activation) says how loaded tools are called there. */
 export function formatResult(outcome: SearchOutcome, loaded: readonly string[], alreadyLoaded: readonly string[], query: string, via: "tools" | "callTool" = "tools"): string {
   if (outcome.kind === "error") return outcome.message;
+  if (outcome.kind === "browse") return formatBrowse(outcome);
   const lines: string[] = [];
   const byName = new Map<string, string>();
   if (outcome.kind === "select") outcome.found.forEach((t) => byName.set(t.name, t.description));
@@ -198,10 +164,12 @@ export function formatResult(outcome: SearchOutcome, loaded: readonly string[], 
   }
   if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "callTool" ? "through callTool" : "directly now"}.`);
   if (outcome.kind === "select") {
-    for (const u of outcome.unknown) lines.push(`Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`);
+    for (const u of outcome.unknown) {
+      lines.push(u.ambiguous ? `"${oneLine(u.name, 80)}" is the short name of several tools; select one by full name: ${u.suggestions.join(", ")}.` : `Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`);
+    }
   } else {
-    if (outcome.serverTools && outcome.serverTools.length > loaded.length + alreadyLoaded.length) {
-      lines.push(`All tools of this server (load more with select:): ${outcome.serverTools.join(", ")}`);
+    if (outcome.serverTotal !== undefined && outcome.serverTotal > outcome.matches.length) {
+      lines.push(`Server ${outcome.server} has ${outcome.serverTotal} tools: browse them with mcp__${outcome.server} (a page at a time, loads nothing).`);
     }
     if (!outcome.matches.length) lines.push(`No tools matched "${oneLine(query, 80)}". Try other keywords, or select: with an exact name from the deferred tools list.`);
   }

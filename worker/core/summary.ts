@@ -3,12 +3,16 @@
 // counts only: the Worker never loads a tokenizer.
 
 import type { CatalogServer, CatalogTool } from "./catalog.ts";
+import { numberTokens } from "./listing.ts";
 
 export interface ServerTokens {
   /** every tool of the server injected: the sum of their definitions */
   full: number;
-  /** the server's lines in the deferred listing (names form: one name per line) */
-  listing: number;
+  /** the server's part of each deferred listing form: `names` (a line per tool), `grouped` (one
+   * line of short names), `servers` (one line: count and summary); its deferrable tools only */
+  names: number;
+  grouped: number;
+  servers: number;
   /** always-loaded tools of the server: their definitions, in every prompt */
   core: number;
 }
@@ -18,6 +22,9 @@ export interface ServerSummary {
   transport: CatalogServer["transport"];
   tools: number;
   serverInfo: CatalogServer["serverInfo"];
+  title?: string;
+  description?: string;
+  summary: string;
   tokens: ServerTokens;
 }
 
@@ -28,20 +35,28 @@ export interface ToolRow {
   originalName: string;
   title?: string;
   description: string;
-  tokens: { definition: number; name: number };
+  tokens: CatalogTool["tokens"];
   alwaysLoad: boolean;
 }
 
+/** Per server: metadata and token sums, the listing forms summed as listing.ts counts them. */
 export function serverSummaries(servers: readonly CatalogServer[], tools: readonly CatalogTool[]): ServerSummary[] {
-  const sums = new Map<string, ServerTokens>(servers.map((s) => [s.name, { full: 0, listing: 0, core: 0 }]));
+  const sums = new Map(servers.map((s) => [s.name, { full: 0, names: 0, shorts: 0, deferred: 0, core: 0 }]));
   for (const t of tools) {
     const s = sums.get(t.server);
     if (!s) continue;
     s.full += t.tokens.definition;
     if (t.alwaysLoad) s.core += t.tokens.definition;
-    else s.listing += t.tokens.name;
+    else (s.names += t.tokens.name), (s.shorts += t.tokens.short), s.deferred++;
   }
-  return servers.map((s) => ({ name: s.name, transport: s.transport, tools: s.tools, serverInfo: s.serverInfo, tokens: sums.get(s.name)! }));
+  return servers.map((s) => {
+    const x = sums.get(s.name)!;
+    // a line per server that lists anything: `label:` + ` short` pieces + separators, or label + count + summary
+    const grouped = x.deferred ? s.tokens.grouped + x.shorts + x.deferred : 0;
+    const line = x.deferred ? s.tokens.servers + numberTokens(x.deferred) : 0;
+    const meta = { ...(s.title ? { title: s.title } : {}), ...(s.description ? { description: s.description } : {}), summary: s.summary };
+    return { name: s.name, transport: s.transport, tools: s.tools, serverInfo: s.serverInfo, ...meta, tokens: { full: x.full, names: x.names, grouped, servers: line, core: x.core } };
+  });
 }
 
 export function toolRows(tools: readonly CatalogTool[]): ToolRow[] {
@@ -51,7 +66,7 @@ export function toolRows(tools: readonly CatalogTool[]): ToolRow[] {
     originalName: t.originalName,
     ...(t.title ? { title: t.title } : {}),
     description: t.description,
-    tokens: { definition: t.tokens.definition, name: t.tokens.name },
+    tokens: { definition: t.tokens.definition, name: t.tokens.name, short: t.tokens.short },
     alwaysLoad: !!t.alwaysLoad,
   }));
 }

@@ -10,7 +10,7 @@
 //   search() must not be run on a restored index (it expects per-document maps).
 
 import { insertMultiple, load, save, count, type AnyOrama, type RawData } from "@orama/orama";
-import { createIndex, INDEX_CONFIG, tokenize, toolSearchText, type SearchableTool } from "./search-text.ts";
+import { createIndex, INDEX_CONFIG, tokenize, toolSearchText, type SearchableTool, type SearchDocument } from "./search-text.ts";
 
 type Frequencies = Record<string, Record<string, Record<string, number> | undefined>>;
 /** field -> word -> [id, count, id, count, ...] */
@@ -58,10 +58,10 @@ function postingsByWord(index: OramaIndex): Postings {
   return out;
 }
 
-export function buildIndex(tools: readonly SearchableTool[]): SavedIndex {
+export function buildIndex(tools: readonly SearchableTool[], documents: readonly SearchDocument[] = tools.map((t) => toolSearchText(t))): SavedIndex {
   const db = createIndex();
   // insertMultiple is synchronous with no async hooks or components (none are configured)
-  void insertMultiple(db, tools.map(toolSearchText), 1_000_000);
+  void insertMultiple(db, [...documents], 1_000_000);
   const raw = save(db) as unknown as { index: OramaIndex; sorting: unknown; pinning: unknown; language: string };
   const index = { ...raw.index, frequencies: postingsByWord(raw.index) };
   return { index, sorting: raw.sorting, pinning: raw.pinning, language: raw.language, documents: tools.length };

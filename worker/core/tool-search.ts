@@ -47,7 +47,9 @@ export async function answerToolSearch(
   // bad queries are answers for the model, not failures: nothing is recorded for them
   const activation = outcome.kind === "error" ? { loaded: [], alreadyLoaded: [], activations: undefined } : await activate(names, String(query));
   if (!activation) return null;
-  const matches = outcome.kind === "keywords" ? outcome.matches : outcome.kind === "select" ? outcome.found.map((t) => ({ name: t.name, description: t.description, score: 1, words: [] })) : [];
+  const listed = (tools: readonly CatalogTool[], score: number) => tools.map((t) => ({ name: t.name, description: t.description, score, words: [] as string[] }));
+  // a browse loads nothing: its matches are the page it shows
+  const matches = outcome.kind === "keywords" ? outcome.matches : outcome.kind === "select" ? listed(outcome.found, 1) : outcome.kind === "browse" ? listed(outcome.tools, 0) : [];
   const proxy = session.activation === "proxy";
   let result = formatResult(outcome, activation.loaded, activation.alreadyLoaded, typeof query === "string" ? query : "", proxy ? "callTool" : "tools");
   if (proxy) result += proxySchemas(cat.byName, [...activation.loaded, ...activation.alreadyLoaded]);

@@ -1,5 +1,5 @@
 // The catalog view: the label, the headline totals and their ratio, the per-server chart (full
-// injection next to the deferred listing), the servers table with the same numbers, and the
+// injection next to each deferred listing form), the servers table with the same numbers, and the
 // tools table. The same function draws the page's view (from GET /v1/catalog) and the CLI's
 // `catalog stats --html` file (from the catalog itself).
 
@@ -14,12 +14,14 @@ export interface CatalogInfo {
   encoding: string;
   tools: number;
   servers: ServerSummary[];
-  tokens: { fullInjection: number; deferredNames: number; coreTools: number };
+  tokens: { fullInjection: number; deferredNames: number; coreTools: number; listing: Record<"names" | "grouped" | "servers" | "none", number> };
 }
+
+const FORM_HINTS = { names: "every deferred name, a line each", grouped: "a line per server of short names", servers: "a line per server: count and summary", none: "counts and how to search" };
 
 /** The view from the API: every figure a sum of the per-tool counts stored in the catalog. */
 export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
-  const { fullInjection, deferredNames, coreTools } = info.tokens;
+  const { fullInjection, coreTools, listing } = info.tokens;
   return {
     label: info.label,
     encoding: info.encoding,
@@ -28,10 +30,10 @@ export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
     tools,
     totals: [
       { key: "full", label: "Full injection", value: fullInjection, hint: "every tool's definition" },
-      { key: "listing", label: "Deferred listing", value: deferredNames, hint: "one name line per deferred tool" },
+      ...(Object.keys(FORM_HINTS) as Array<keyof typeof FORM_HINTS>).map((f) => ({ key: `listing-${f}`, label: `Listing: ${f}`, value: listing[f], hint: FORM_HINTS[f] })),
       { key: "core", label: "Core tools", value: coreTools, hint: "always-loaded definitions" },
     ],
-    ratio: { value: fullInjection ? (deferredNames + coreTools) / fullInjection : 0, label: "listing + core tools, of full injection" },
+    ratio: { value: fullInjection ? (listing.names + coreTools) / fullInjection : 0, label: "names listing + core tools, of full injection" },
     series: SERIES,
   };
 }

@@ -18,7 +18,7 @@ const COLUMNS: Column[] = [
   { key: "name", label: "Tool", value: (t) => t.name },
   { key: "server", label: "Server", value: (t) => t.server },
   { key: "definition", label: "Schema tokens", value: (t) => t.tokens.definition, numeric: true },
-  { key: "listing", label: "Listing tokens", value: (t) => (t.alwaysLoad ? 0 : t.tokens.name), numeric: true },
+  { key: "listing", label: "Names-listing tokens", value: (t) => (t.alwaysLoad ? 0 : t.tokens.name), numeric: true },
   { key: "loading", label: "Loading", value: (t) => (t.alwaysLoad ? "always" : "deferred") },
   { key: "description", label: "Description", value: (t) => t.description },
 ];

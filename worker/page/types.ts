@@ -22,14 +22,16 @@ export interface CatalogView {
   tools: ToolRow[];
   totals: Total[];
   ratio: { value: number; label: string };
-  /** the bars per server: full injection next to the deferred listing (more listing forms can join) */
+  /** the bars per server: full injection next to each deferred listing form */
   series: Array<{ key: keyof ServerTokens; label: string }>;
 }
 
-/** The bars the catalog view draws per server (other listing forms can add theirs). */
+/** The bars the catalog view draws per server: full injection, and its part of each listing form. */
 export const SERIES: CatalogView["series"] = [
   { key: "full", label: "Full injection (every schema)" },
-  { key: "listing", label: "Deferred listing (names)" },
+  { key: "names", label: "Listing: names" },
+  { key: "grouped", label: "Listing: grouped" },
+  { key: "servers", label: "Listing: servers" },
 ];
 
 export interface DiffSide {

@@ -1,6 +1,7 @@
-// The pinned catalog: GET /v1/catalog (label, servers with their token sums, totals),
-// GET /v1/catalog/tools (every tool without its schemas, for the page's table) and
-// GET /v1/catalog/policy (what a new session for a model would decide, without creating one).
+// The pinned catalog: GET /v1/catalog (label, servers with their metadata and token sums, totals,
+// each listing form's size), GET /v1/catalog/tools (every tool without its schemas, for the
+// page's table) and GET /v1/catalog/policy (what a new session for a model would decide, without
+// creating one).
 
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../config.ts";
@@ -23,8 +24,12 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
     encoding: build.encoding,
     servers: serverSummaries(servers, tools),
     tools: tools.length,
-    // sums of the per-tool counts the CLI stored (the Worker never loads a tokenizer)
-    tokens: tokenSums(tools),
+    tokens: {
+      // sums of the per-tool counts the CLI stored (the Worker never loads a tokenizer)
+      ...tokenSums(tools),
+      // the system section of each listing form (names, grouped, servers, none), for the tools that are not alwaysLoad
+      listing: cat.catalog.listing.sections,
+    },
   });
 }
 

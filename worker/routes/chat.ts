@@ -13,7 +13,7 @@ import { json, readJson, route, type RouteContext } from "../http.ts";
 import type { SessionState } from "../session.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
 import { createSession, notFound, remember, sessionCatalog, sessionStub } from "../sessions.ts";
-import { CHAT_MAX_BODY_BYTES, parseChatBody } from "../bodies.ts";
+import { CHAT_MAX_BODY_BYTES, parseChatBody, parseListing } from "../bodies.ts";
 
 const SESSION_HEADER = "x-toolsearch-session";
 
@@ -30,7 +30,8 @@ async function openSession(c: RouteContext, model: string, prefixes: string[]) {
   const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
   if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
   const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
-  const { state } = await createSession(c, { model, profile, deferral: "auto", activation });
+  const listing = parseListing(c.request.headers.get("x-toolsearch-listing"), "x-toolsearch-listing");
+  const { state } = await createSession(c, { model, profile, deferral: "auto", activation, listing });
   return { state, splices: [], stub: sessionStub(c, state.id) };
 }
 

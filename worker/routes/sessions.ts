@@ -32,14 +32,14 @@ async function create(c: RouteContext): Promise<Response> {
   const { state, cat } = await createSession(c, parseCreateBody(await readJson(c.request)));
   const prompt = await promptFor(cat, state, "openai");
   const { id, mode, reason, activation } = state;
-  return json({ id, mode, reason, activation, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
+  return json({ id, mode, reason, listing: state.listing ?? null, activation, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
 }
 
 async function read(c: RouteContext): Promise<Response> {
   const { state } = await requireSession(c, c.params.id!);
   const cat = await sessionCatalog(c, state);
   const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
-  return json({ id, mode, reason, activation, model, profile, catalog: catalogRef(cat), activations, createdAt: new Date(createdAt).toISOString() });
+  return json({ id, mode, reason, listing: state.listing ?? null, activation, model, profile, catalog: catalogRef(cat), activations, createdAt: new Date(createdAt).toISOString() });
 }
 
 async function prompt(c: RouteContext): Promise<Response> {
