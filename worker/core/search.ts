@@ -21,6 +21,11 @@ export interface SearchCatalog {
   tools: readonly CatalogTool[];
   byName: ReadonlyMap<string, CatalogTool>;
   index: AnyOrama;
+  /**
+   * A union of catalogs (the tools a client declared over the session's catalog, see
+   * client-tools.ts): keyword queries rank in each, exactly as alone, and merge by score.
+   */
+  sources?: readonly SearchCatalog[];
 }
 
 export function searchCatalog(tools: readonly CatalogTool[], index: AnyOrama): SearchCatalog {
@@ -101,6 +106,7 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
     }
     return { kind: "select", found, unknown };
   }
+  if (cat.sources) return mergeOutcomes(cat, cat.sources.map((source) => runSearch(source, parsed, limit, candidates)), limit);
   const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || t.name.startsWith(`mcp__${parsed.server}__`));
   let ranked: Array<[string, number]>;
   const matched = new Set<string>();
@@ -118,6 +124,22 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   if (known.length > 1) ranked = rerankByCoverage(cat, ranked, known);
   const matches = ranked.slice(0, limit).map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000 }));
   const serverTools = parsed.server !== undefined ? cat.tools.filter(allowed).map((t) => t.name) : undefined;
+  return { kind: "keywords", matches, serverTools };
+}
+
+/** The keyword outcomes of a union's catalogs as one: best score first, each name once. */
+function mergeOutcomes(cat: SearchCatalog, outcomes: SearchOutcome[], limit: number): SearchOutcome {
+  const best = new Map<string, number>();
+  const servers: string[] = [];
+  for (const o of outcomes) {
+    if (o.kind !== "keywords") return o;
+    for (const m of o.matches) best.set(m.name, Math.max(m.score, best.get(m.name) ?? -Infinity));
+    servers.push(...(o.serverTools ?? []));
+  }
+  const ranked = [...best].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+  // the union's byName says whose description a shared name has (the client's)
+  const matches = ranked.map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score }));
+  const serverTools = outcomes.some((o) => o.kind === "keywords" && o.serverTools) ? [...new Set(servers)] : undefined;
   return { kind: "keywords", matches, serverTools };
 }
 
