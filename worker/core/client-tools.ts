@@ -11,8 +11,7 @@ import type { OpenAITool } from "./chat.ts";
 import { decideMode, resolveProfile, type Deferral, type PolicyConfig } from "./policy.ts";
 import { DEFERRED_HEADER, nameLine } from "./prompt.ts";
 import { searchCatalog, type SearchCatalog } from "./search.ts";
-import { createIndex } from "./search-text.ts";
-import { buildIndex, restoreIndex } from "./tool-index.ts";
+import { rankingIndex } from "./tool-index.ts";
 
 /**
  * Estimated o200k tokens per character of a tool's canonical JSON. The Worker has no tokenizer;
@@ -48,7 +47,7 @@ function entry(t: OpenAITool, tokens: number): CatalogTool {
 /** `canonical[i]` is canonicalJson(tools[i]): the cache computes it once for the hash and here. */
 export function buildClientToolSet(tools: readonly OpenAITool[], canonical: readonly string[], hash: string): ClientToolSet {
   const entries = tools.map((t, i) => entry(t, Math.ceil(canonical[i]!.length * TOKENS_PER_CHAR)));
-  const index = entries.length ? restoreIndex(buildIndex(entries), entries) : createIndex();
+  const index = rankingIndex(entries);
   const chars = canonical.reduce((n, c) => n + c.length, 0);
   return {
     hash,
