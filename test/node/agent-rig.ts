@@ -48,7 +48,7 @@ export async function ask(rig: Rig, messages: Msg[], session?: string, headers: 
     .create({ model: "gpt-4o", messages, ...extra }, { headers: { ...(session ? { "x-toolsearch-session": session } : {}), ...headers } })
     .withResponse();
   const header = (h: string) => response.headers.get(h);
-  return { data, message: data.choices[0]!.message, session: header("x-toolsearch-session")!, hops: Number(header("x-toolsearch-hops")), spliced: Number(header("x-toolsearch-spliced")) };
+  return { data, message: data.choices[0]!.message, session: header("x-toolsearch-session")!, hops: Number(header("x-toolsearch-hops")), spliced: Number(header("x-toolsearch-spliced")), toolsChanged: header("x-toolsearch-tools-changed") };
 }
 
 /** Every upstream request begins with the previous one (messages and tools), byte for byte. */
