@@ -8,6 +8,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { KEY, sessionObjects, useAgentRig } from "./agent-rig.ts";
 import { demoClientTools, expectDeferredConversation, type DemoTool } from "./sdk-rig.ts";
 
+// the SDK warns, once per request, that it drops `propertyNames` from a demo schema
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 const rig = useAgentRig();
 let declared: DemoTool[];
 beforeAll(async () => {
