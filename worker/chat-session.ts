@@ -25,7 +25,6 @@ import type { SessionInit, SessionState } from "./session.ts";
 import { keyedSessionId, notFound, remember, sessionCatalog, sessionInit, sessionStub, type SessionStub } from "./sessions.ts";
 
 export const SESSION_HEADER = "x-toolsearch-session";
-export type SessionSource = "header" | "prompt_cache_key" | "conversation";
 
 export interface ChatSession {
   state: SessionState;
@@ -35,7 +34,6 @@ export interface ChatSession {
   plan: ClientPlan;
   /** the plan was made again in this request: the client's tool set (or core names) changed */
   toolsChanged: boolean;
-  source: SessionSource;
 }
 
 /** x-toolsearch-core: client tools to keep loaded, comma-separated (sorted, deduplicated). */
@@ -67,38 +65,37 @@ async function begin(c: RouteContext, body: ChatBody, chain: string[], set: Clie
     // Splice holds free-form JSON, which the RPC stub types cannot express
     const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
     if (!begun) throw notFound(named);
-    return { ...begun, stub, source: "header" as SessionSource };
+    return { ...begun, stub };
   }
   const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
   if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
   const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
-  const source: SessionSource = key !== undefined ? "prompt_cache_key" : "conversation";
-  const id = await keyedSessionId(c, `${source}\u0000${key ?? conversationKey(body, set, profile, activation)}`);
+  const id = await keyedSessionId(c, key !== undefined ? `prompt_cache_key\u0000${key}` : `conversation\u0000${conversationKey(body, set, profile, activation)}`);
   const stub = sessionStub(c, id);
   const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
-  if (begun) return { ...begun, stub, source };
+  if (begun) return { ...begun, stub };
   // first request of this session: create it, with the plan for the tools it declares
   const { init, cat } = await sessionInit(c, { model: body.model, profile, deferral: "auto", activation }, id);
   init.clientTools = planClientTools(set, core, planContext(init, cat, settings(c.env).policy));
   const state = await stub.create(init);
-  if (state) return { state, splices: [], stub, source };
+  if (state) return { state, splices: [], stub };
   // a concurrent request created it first
   const again = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
   if (!again) throw notFound(id);
-  return { ...again, stub, source };
+  return { ...again, stub };
 }
 
 export async function chatSession(c: RouteContext, body: ChatBody, chain: string[], set: ClientToolSet): Promise<ChatSession> {
   const core = coreNames(c);
-  const { state, splices, stub, source } = await begin(c, body, chain, set, core);
+  const { state, splices, stub } = await begin(c, body, chain, set, core);
   remember(c, state);
   const cat = await sessionCatalog(c, state);
   const stored = state.clientTools;
   const current = stored ? stored.hash === set.hash && stored.core.join() === core.join() : set.tools.length === 0 && core.length === 0;
   const plan = current && stored ? stored : planClientTools(set, core, planContext(state, cat, settings(c.env).policy));
   if (!current && !(await stub.setClientTools(plan))) throw notFound(state.id);
-  return { state, splices, stub, cat, plan, toolsChanged: !current, source };
+  return { state, splices, stub, cat, plan, toolsChanged: !current };
 }
 
 /**

@@ -13,6 +13,7 @@ import { CLIENT_SECTION_HEADER, planClientTools, TOKENS_PER_CHAR, withClientTool
 import { DEFAULT_POLICY } from "../../worker/core/policy.ts";
 import { DEFERRED_HEADER, openaiTool, toolDefinition } from "../../worker/core/prompt.ts";
 import { closestNames, parseQuery, rankNames, runSearch, searchCatalog, type SearchCatalog } from "../../worker/core/search.ts";
+import { checkArguments } from "../../worker/core/tool-args.ts";
 import { rankingIndex } from "../../worker/core/tool-index.ts";
 import { pinnedDemo } from "../bench/results.ts";
 import { ROOT } from "./helpers.ts";
@@ -119,6 +120,15 @@ describe("one search over client and catalog tools", () => {
     const byWords = runSearch(union, parseQuery("ticket tracker", undefined), 3);
     expect(byWords.kind === "keywords" && byWords.matches[0]).toMatchObject({ name: "mcp__github__create_issue", description: "File a ticket in the CLIENT's tracker" });
     expect(closestNames(union, "navigate_pag")).toContain("navigate_page");
+  });
+});
+
+describe("argument checks on client schemas", () => {
+  it("pass a call through when the schema is one the validator cannot use, and still check the usable ones", () => {
+    for (const schema of [{ $ref: "#/nowhere" }, { type: "object", properties: { a: { type: "string", pattern: "([" } } }]) {
+      expect(checkArguments(schema, '{"a":"b"}')).toEqual({ ok: true, args: { a: "b" } });
+    }
+    expect(checkArguments({ type: "object", required: ["a"] }, "{}")).toMatchObject({ ok: false });
   });
 });
 
