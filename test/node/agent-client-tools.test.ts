@@ -34,6 +34,18 @@ describe("sessions without a session header", () => {
     expect(deferredNames(systemOf(0))).toContain("lookup_weather_forecast");
     const c = await ask(rig, [{ role: "user", content: "navigate the browser" }], undefined, {}, { tools: more, ...key });
     expect([c.session, c.toolsChanged]).toEqual([a.session, "0"]);
+    // the header names the session too: back to the first tool set, planned again once
+    const d = await ask(rig, [{ role: "user", content: "read the graph" }], a.session, {}, { tools });
+    expect([d.session, d.toolsChanged]).toEqual([a.session, "1"]);
+  });
+
+  it("one tools array gives the same deferred section and the same tools prefix in two sessions", async () => {
+    const one = await ask(rig, [{ role: "system", content: "First." }, { role: "user", content: "read the graph" }], undefined, {}, { tools });
+    const two = await ask(rig, [{ role: "system", content: "Second." }, { role: "user", content: "read the graph" }], undefined, {}, { tools });
+    expect(two.session).not.toBe(one.session);
+    const [a, b] = [rig.llm.requests[0]!, rig.llm.requests[2]!];
+    expect(String(b.body.messages[0]!.content).replace(/^Second\./, "")).toBe(String(a.body.messages[0]!.content).replace(/^First\./, ""));
+    expect(JSON.stringify(b.body.tools)).toBe(JSON.stringify(a.body.tools));
   });
 
   it("conversations that begin with the same messages share a session: activations add up, splices stay with their history", async () => {
