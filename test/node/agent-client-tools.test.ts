@@ -79,6 +79,15 @@ describe("what stays loaded, and whose tool it is", () => {
     expect(deferredNames(systemOf(0))).toContain("read_text_file");
   });
 
+  it("loads a deferred tool that tool_choice forces before the model is called", async () => {
+    const choice = { type: "function" as const, function: { name: "read_graph" } };
+    const r = await ask(rig, [{ role: "user", content: "read the graph, forced" }], undefined, {}, { tools, tool_choice: choice });
+    expect(r.hops).toBe(1);
+    expect(callOf(r.message).function.name).toBe("read_graph");
+    expect(names(rig.llm.requests[0]!).at(-1)).toBe("read_graph");
+    expect(rig.llm.requests[0]!.body.tool_choice).toEqual(choice);
+  });
+
   it("a client tool named like a catalog tool wins: its schema bytes go upstream and its arguments are checked", async () => {
     const mine: Tool = { type: "function", function: { name: "mcp__github__create_issue", description: "File it in OUR tracker", parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] }, strict: false } };
     const declared = [...tools.filter((t) => t.function.name !== "create_issue"), mine];

@@ -110,6 +110,18 @@ export function planClientTools(set: ClientToolSet, core: readonly string[], ctx
   return { ...base, kept, deferred: deferrable.length, section, reason: `${deferrable.length} of ${names.length} client tools deferred: ${decision.reason} (estimated tokens)` };
 }
 
+/**
+ * Tools a `tool_choice` forces (`{type: "function", function: {name}}`, or the names of an
+ * `allowed_tools` choice): they must be in `tools` for the request, so a deferred one is loaded first.
+ */
+export function forcedNames(toolChoice: unknown): string[] {
+  const c = toolChoice as { type?: unknown; function?: { name?: unknown }; allowed_tools?: { tools?: Array<{ function?: { name?: unknown } }> } } | null;
+  if (!c || typeof c !== "object") return [];
+  if (c.type === "function" && typeof c.function?.name === "string") return [c.function.name];
+  if (c.type === "allowed_tools" && Array.isArray(c.allowed_tools?.tools)) return c.allowed_tools.tools.flatMap((t) => (typeof t?.function?.name === "string" ? [t.function.name] : []));
+  return [];
+}
+
 /** Two maps read as one; `top` wins. */
 class Overlay<V> implements ReadonlyMap<string, V> {
   readonly top: ReadonlyMap<string, V>;

@@ -8,7 +8,7 @@
 
 import { runAgent, type AgentResult } from "../core/agent.ts";
 import { withSystemSection, type ChatMessage } from "../core/chat.ts";
-import { withClientTools } from "../core/client-tools.ts";
+import { forcedNames, withClientTools } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
 import { activateIn, chatSession, chatView, SESSION_HEADER } from "../chat-session.ts";
@@ -34,7 +34,16 @@ async function chat(c: RouteContext): Promise<Response> {
   const { messages: _m, tools: clientTools = [], stream, stream_options, tool_choice, ...passthrough } = body;
   const set = await clientToolSet(clientTools);
   const { state, splices, stub: s, cat, plan, toolsChanged } = await chatSession(c, body, chain, set);
-  const view = chatView(state, plan);
+  const catalog = withClientTools(cat, set);
+  const activate = activateIn(s, plan);
+  let view = chatView(state, plan);
+  // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
+  const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && view.mode === "deferred" && !view.coreTools.includes(n) && !view.activations.includes(n));
+  if (forced.length) {
+    const loaded = await activate(forced, `tool_choice:${forced.join(",")}`);
+    if (!loaded) throw new ToolsearchError("not_found", "the session was deleted during the request");
+    view = { ...view, activations: loaded.activations };
+  }
   const spliced = applySplices(clientMessages, chain, splices);
   const { upstream: cfg } = settings(c.env);
   const client = upstreamClient(cfg);
@@ -45,7 +54,7 @@ async function chat(c: RouteContext): Promise<Response> {
   const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
   const run = (onText?: (t: string) => void): Promise<AgentResult> =>
     runAgent(
-      { catalog: withClientTools(cat, set), session: view, clientTools, messages: withSystemSection(spliced.messages, view.systemSection), clientToolChoice: tool_choice, maxHops },
+      { catalog, session: view, clientTools, messages: withSystemSection(spliced.messages, view.systemSection), clientToolChoice: tool_choice, maxHops },
       {
         callModel: async (round) => {
           progress.hops++;
@@ -59,7 +68,7 @@ async function chat(c: RouteContext): Promise<Response> {
           progress.meta = turn.meta;
           return turn;
         },
-        activate: activateIn(s, plan),
+        activate,
       },
     ).then(async (result) => {
       if (result.splice) await s.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
