@@ -5,7 +5,7 @@
 import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { deferredNames } from "../fixtures/scripted-model.ts";
-import { ask, expectAppendOnly, names, toolResult, useAgentRig, type Msg } from "./agent-rig.ts";
+import { ask, AUTH, expectAppendOnly, names, toolResult, useAgentRig, type Json, type Msg } from "./agent-rig.ts";
 import { demoClientTools } from "./sdk-rig.ts";
 
 type Tool = OpenAI.ChatCompletionFunctionTool;
@@ -77,6 +77,10 @@ describe("what stays loaded, and whose tool it is", () => {
     expect(names(rig.llm.requests[0]!).slice(0, 2)).toEqual(["create_issue", "read_graph"]);
     expect(deferredNames(systemOf(0))).not.toContain("read_graph");
     expect(deferredNames(systemOf(0))).toContain("read_text_file");
+    // the session says what it planned
+    const state = (await (await fetch(`${rig.dev.url}/v1/sessions/${r.session}`, { headers: AUTH })).json()) as Json;
+    expect(state.clientTools).toMatchObject({ kept: ["create_issue", "read_graph"], core: ["create_issue", "read_graph"], deferred: 189 });
+    expect(state.clientTools.reason).toMatch(/^189 of 191 client tools deferred: /);
   });
 
   it("loads a deferred tool that tool_choice forces before the model is called", async () => {

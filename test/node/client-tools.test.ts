@@ -64,7 +64,7 @@ describe("client index", () => {
 
 describe("planClientTools", () => {
   it("defers the demo tools for gpt-4o, keeping profile coreTools, x-toolsearch-core names and tools the catalog loads", async () => {
-    const estimated = [...(await clientToolSet(declared)).tokens.values()].reduce((a, b) => a + b, 0);
+    const estimated = (await clientToolSet(declared)).catalog.tools.reduce((n, t) => n + t.tokens.definition, 0);
     const counted = [...tokens.values()].reduce((a, b) => a + b, 0);
     expect(Math.abs(estimated - counted) / counted).toBeLessThan(0.03);
     const set = await clientToolSet([...declared, openaiTool(toolDefinition(demo.byName.get("mcp__memory__search_nodes")!)) as OpenAITool]);

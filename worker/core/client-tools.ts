@@ -30,11 +30,11 @@ export interface ClientToolSet {
   /** sha256 of the canonical JSON of the tools array, in the client's order */
   hash: string;
   tools: readonly OpenAITool[];
-  byName: ReadonlyMap<string, OpenAITool>;
-  /** the tools as search sees them: no server, the client's name, description and parameters */
+  /**
+   * the tools as search sees them: no server, the client's name, description and parameters;
+   * `tokens.definition` is the estimate
+   */
   catalog: SearchCatalog;
-  /** estimated definition tokens per name */
-  tokens: ReadonlyMap<string, number>;
   /** estimated heap bytes, for the cache's bound */
   bytes: number;
 }
@@ -49,14 +49,7 @@ export function buildClientToolSet(tools: readonly OpenAITool[], canonical: read
   const entries = tools.map((t, i) => entry(t, Math.ceil(canonical[i]!.length * TOKENS_PER_CHAR)));
   const index = rankingIndex(entries);
   const chars = canonical.reduce((n, c) => n + c.length, 0);
-  return {
-    hash,
-    tools,
-    byName: new Map(tools.map((t) => [t.function.name, t])),
-    catalog: searchCatalog(entries, index),
-    tokens: new Map(entries.map((e) => [e.name, e.tokens.definition])),
-    bytes: Math.round(chars * BYTES_PER_CHAR),
-  };
+  return { hash, tools, catalog: searchCatalog(entries, index), bytes: Math.round(chars * BYTES_PER_CHAR) };
 }
 
 /** What a session decided for one tool set; stored with the session (SessionInit.clientTools). */
@@ -99,7 +92,7 @@ export function planClientTools(set: ClientToolSet, core: readonly string[], ctx
   const names = set.tools.map((t) => t.function.name);
   const keep = new Set([...(resolveProfile(ctx.policy, ctx.profile).coreTools ?? []), ...core, ...ctx.catalogLoaded]);
   const deferrable = names.filter((n) => !keep.has(n));
-  const tokens = deferrable.reduce((sum, n) => sum + set.tokens.get(n)!, 0);
+  const tokens = deferrable.reduce((sum, n) => sum + set.catalog.byName.get(n)!.tokens.definition, 0);
   const decision = decideMode(ctx.policy, { model: ctx.model, profile: ctx.profile, deferral: ctx.deferral, contextWindow: ctx.contextWindow, deferrableTokens: tokens });
   const base = { hash: set.hash, core: [...core] };
   if (decision.mode === "full" || !deferrable.length) {
