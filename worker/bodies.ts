@@ -85,7 +85,8 @@ export const parseSearchBody = (v: unknown): SearchBody => check(searchBody, v);
 
 export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_MESSAGES = 2000;
-export const MAX_CLIENT_TOOLS = 128;
+/** client tools: the 4 MiB body holds about 2,000 MCP-sized definitions (demo catalog: 1.5 KB each on average) */
+export const MAX_CLIENT_TOOLS = 2000;
 
 const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -");
 
@@ -123,7 +124,19 @@ const body = z
   .object({
     model: z.string().min(1).max(200),
     messages: z.array(message).min(1).max(MAX_MESSAGES),
-    tools: z.array(tool).max(MAX_CLIENT_TOOLS).optional(),
+    tools: z
+      .array(tool)
+      .max(MAX_CLIENT_TOOLS)
+      .superRefine((tools, ctx) => {
+        const seen = new Set<string>();
+        tools.forEach((t, i) => {
+          if (seen.has(t.function.name)) ctx.addIssue({ code: "custom", message: `"${t.function.name}" is declared twice`, path: [i, "function", "name"] });
+          seen.add(t.function.name);
+        });
+      })
+      .optional(),
+    // names the session (worker/chat-session.ts), and passes through to the upstream as it is
+    prompt_cache_key: z.string({ invalid_type_error: "must be a string" }).max(1000, "at most 1000 characters").nullable().optional(),
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     tool_choice: z.unknown().optional(),
@@ -138,6 +151,7 @@ export interface ChatBody {
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
   tool_choice?: unknown;
+  prompt_cache_key?: string | null;
   [passthrough: string]: unknown;
 }
 

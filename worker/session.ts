@@ -1,14 +1,15 @@
 // SessionDO: one Durable Object per session, SQLite storage. It stores what was frozen when the
-// session started (catalog, model, profile, mode, system section, core tools), the activations in
-// order, an event log, and the chat endpoint's splices (what upstream saw that the client did
-// not). Every method uses only synchronous ctx.storage.sql, so concurrent calls run one at a time
-// and cannot lose or duplicate an activation. Idle sessions expire via an
-// alarm; deletion removes everything.
+// session started (catalog, model, profile, mode, system section, core tools), the plan for the
+// tools the client declares on the chat endpoint, the activations in order, an event log, and the
+// chat endpoint's splices (what upstream saw that the client did not). Every method uses only
+// synchronous ctx.storage.sql, so concurrent calls run one at a time and cannot lose or duplicate
+// an activation. Idle sessions expire via an alarm; deletion removes everything.
 
 import { DurableObject } from "cloudflare:workers";
 import type { Activation as ActivationMode } from "./core/chat.ts";
+import type { ClientPlan } from "./core/client-tools.ts";
 import type { ListingForm } from "./core/listing.ts";
-import type { Mode } from "./core/policy.ts";
+import type { Deferral, Mode } from "./core/policy.ts";
 import type { Splice } from "./core/splice.ts";
 import type { ActivationResult } from "./core/tool-search.ts";
 
@@ -27,6 +28,11 @@ export interface SessionInit {
   /** deferred sessions: the listing form of systemSection */
   listing?: ListingForm;
   ttlMs: number;
+  /** what the session was asked for (absent in sessions stored before client tools: "auto") */
+  deferral?: Deferral;
+  contextWindow?: number;
+  /** the plan for the tools the client declares on the chat endpoint; absent: none declared */
+  clientTools?: ClientPlan;
 }
 
 export interface SessionState extends SessionInit {
@@ -114,6 +120,17 @@ export class SessionDO extends DurableObject<Env> {
       this.sql.exec("DELETE FROM splices WHERE seq <= ?", seq - MAX_SPLICES);
       return true;
     });
+  }
+
+  /**
+   * Replace the plan for the client's declared tools (its tool set changed in a named session).
+   * False if the session does not exist.
+   */
+  setClientTools(plan: ClientPlan): boolean {
+    const r = this.row();
+    if (!r) return false;
+    this.sql.exec("UPDATE session SET data = ?", JSON.stringify({ ...(JSON.parse(r.data) as SessionInit), clientTools: plan }));
+    return true;
   }
 
   /**

@@ -3,21 +3,32 @@
 // so another tenant's id names an object that holds nothing: the same 404 as an unknown id.
 
 import type { Activation } from "./core/chat.ts";
+import { sha256Hex } from "./core/canonical.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { freezeSession, type SessionRequest } from "./core/frozen.ts";
 import { loadCatalog, type LoadedCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import type { RouteContext } from "./http.ts";
-import type { SessionDO, SessionState } from "./session.ts";
+import type { SessionDO, SessionInit, SessionState } from "./session.ts";
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 export type SessionStub = DurableObjectStub<SessionDO>;
 export type CreateRequest = SessionRequest & { activation: Activation };
 
+const idOf = (bytes: Uint8Array) => `ses_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
+
 /** 192 random bits, base64url: unguessable and safe in a URL path. */
 function newSessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(24));
-  return `ses_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
+  return idOf(crypto.getRandomValues(new Uint8Array(24)));
+}
+
+/**
+ * The id a key names (a prompt_cache_key, a conversation's beginning): 192 bits of
+ * sha256(tenant, key), so every request with that key reaches the same object, with no lookup.
+ */
+export async function keyedSessionId(c: RouteContext, key: string): Promise<string> {
+  const hex = await sha256Hex(`${c.tenant}\u0000${key}`);
+  return idOf(Uint8Array.from(hex.slice(0, 48).match(/../g)!, (h) => parseInt(h, 16)));
 }
 
 export function notFound(id: string): ToolsearchError {
@@ -30,13 +41,14 @@ export function sessionStub(c: RouteContext, id: string): SessionStub {
 }
 
 // A session's frozen fields never change, so an isolate may keep them: toolSearch then needs one
-// Durable Object call (record the activation) instead of two. Activations are never cached.
-type Frozen = Omit<SessionState, "activations" | "lastUsedAt">;
+// Durable Object call (record the activation) instead of two. Activations are never cached, nor
+// the client-tools plan (it changes with the client's tool set, and it can be large).
+type Frozen = Omit<SessionState, "activations" | "lastUsedAt" | "clientTools">;
 const frozenCache = new Map<string, Frozen>();
 const FROZEN_CACHE_MAX = 10_000;
 
 export function remember(c: RouteContext, state: SessionState): Frozen {
-  const { activations: _a, lastUsedAt: _l, ...frozen } = state;
+  const { activations: _a, lastUsedAt: _l, clientTools: _c, ...frozen } = state;
   if (frozenCache.size >= FROZEN_CACHE_MAX) frozenCache.delete(frozenCache.keys().next().value!);
   frozenCache.set(`${c.tenant}/${state.id}`, frozen);
   return frozen;
@@ -80,13 +92,19 @@ export async function sessionCatalog(c: RouteContext, state: Pick<SessionState, 
   return cat;
 }
 
-/** A new session on the pinned catalog (POST /v1/sessions, and chat requests without a session). */
-export async function createSession(c: RouteContext, req: CreateRequest): Promise<{ state: SessionState; cat: LoadedCatalog }> {
+/** What a new session on the pinned catalog stores: its frozen fields, decided now. */
+export async function sessionInit(c: RouteContext, req: CreateRequest, id = newSessionId()): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
   const { catalogFile, policy, ttlMs } = settings(c.env);
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
   const frozen = freezeSession(cat.catalog, policy, req);
-  const id = newSessionId();
-  const state = await sessionStub(c, id).create({ id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, activation: req.activation, ...frozen });
+  const { model, profile, activation, deferral, contextWindow } = req;
+  return { init: { id, catalogFile, catalogHash: cat.catalog.hash, model, profile, ttlMs, activation, deferral, contextWindow, ...frozen }, cat };
+}
+
+/** A new session with a random id (POST /v1/sessions). */
+export async function createSession(c: RouteContext, req: CreateRequest): Promise<{ state: SessionState; cat: LoadedCatalog }> {
+  const { init, cat } = await sessionInit(c, req);
+  const state = await sessionStub(c, init.id).create(init);
   if (!state) throw new ToolsearchError("conflict", "session id collision; retry");
   remember(c, state);
   return { state, cat };

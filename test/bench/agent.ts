@@ -3,8 +3,12 @@
 // every tool (client -> upstream directly), and client-side tool search that rebuilds and re-sorts
 // its tools each turn. Per way: prompt tokens sent upstream, the share that repeated the previous
 // request's prefix (the scripted upstream's cached_tokens), and for the endpoint the time it adds
-// per client request over the upstream's own time. Writes section 7 of RESULTS.md.
+// per client request over the upstream's own time. Then the AI SDK declaring all 191 tools
+// (agent-sdk.ts), direct and through the Worker, and what client tool sets cost the Worker
+// (client-index.ts). Writes section 7 of RESULTS.md.
 import OpenAI from "openai";
+import { rm } from "node:fs/promises";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { deferredSection } from "../../worker/core/listing.ts";
@@ -14,6 +18,8 @@ import { answerToolSearch } from "../../worker/core/tool-search.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { DEV_API_KEY, startWranglerDev } from "../fixtures/wrangler-dev.ts";
 import { BENCH_WORK, ROOT } from "./catalogs.ts";
+import { aiSdkConversation, aiSdkTable, type SdkRow } from "./agent-sdk.ts";
+import { clientIndexBench, clientIndexTable } from "./client-index.ts";
 import { pinnedDemo, replaceSection } from "./results.ts";
 
 type Msg = OpenAI.ChatCompletionMessageParam;
@@ -81,13 +87,17 @@ function row(way: string, llm: ScriptedLLM, r: { added: number[]; clientMs: numb
   return { way, upstreamCalls: llm.requests.length, promptTokens: prompt, cachedShare: cached / prompt, addedMsP50: p50(r.added), ratio: r.clientMs / r.upstreamMs };
 }
 
-export async function agentBench(): Promise<AgentRow[]> {
+export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }> {
   const file = await pinnedDemo();
   const { catalog, index } = await readCatalogFile(join(ROOT, "catalogs", file));
   const cat = searchCatalog(catalog.tools, index);
   const llm = await startScriptedLLM({ latencyMs: LATENCY_MS });
-  const dev = await startWranglerDev({ persistTo: join(BENCH_WORK, "agent-state"), vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "bench" } });
+  // fresh state: conversations without a session header reach sessions named by their beginning
+  const persist = join(BENCH_WORK, "agent-state");
+  await rm(persist, { recursive: true, force: true });
+  const dev = await startWranglerDev({ persistTo: persist, vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "bench" } });
   const rows: AgentRow[] = [];
+  const sdk: SdkRow[] = [];
   try {
     for (const activation of ["inject", "proxy"]) {
       llm.reset();
@@ -129,11 +139,18 @@ export async function agentBench(): Promise<AgentRow[]> {
       }
     };
     rows.push(row("client-side search, re-sorted tools (direct)", llm, await converse(reinject, llm, "client-side")));
+
+    const turns = TURNS.map(([goal, tool]) => [goal, tool] as const);
+    sdk.push(await aiSdkConversation({ way: "AI SDK direct (every schema on every request)", baseURL: llm.url, apiKey: "bench" }, catalog.tools, turns, SYSTEM, llm));
+    for (const activation of ["inject", "proxy"]) {
+      const target = { way: `AI SDK through the Worker, ${activation}`, baseURL: `${dev.url}/v1`, apiKey: DEV_API_KEY, headers: { "x-toolsearch-activation": activation }, persist };
+      sdk.push(await aiSdkConversation(target, catalog.tools, turns, SYSTEM, llm));
+    }
   } finally {
     await dev.stop();
     await llm.close();
   }
-  return rows;
+  return { rows, sdk };
 }
 
 export function agentSection(rows: AgentRow[]): string {
@@ -149,8 +166,11 @@ export function agentSection(rows: AgentRow[]): string {
 }
 
 if (import.meta.main) {
-  const rows = await agentBench();
-  const text = agentSection(rows);
+  const { rows, sdk } = await agentBench();
+  const index = await clientIndexBench();
+  // the machine is shared: say how busy it was
+  const load = `Load average over the last 5 minutes of the run: ${loadavg()[1]!.toFixed(1)} on ${cpus().length} cores.`;
+  const text = [load, agentSection(rows), aiSdkTable(sdk), clientIndexTable(index)].join("\n\n");
   console.log(text);
   await replaceSection("## 7. Agent endpoint", text);
   process.exit(0);

@@ -1,6 +1,8 @@
 // The agent endpoint's end-to-end rig: the scripted upstream model, the Worker in workerd
 // (wrangler dev, the demo catalog, real Durable Objects) pointed at it, and the real `openai`
 // client; plus the checks the agent tests share. `useAgentRig()` registers the hooks.
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { startScriptedLLM, type Recorded, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
@@ -17,6 +19,8 @@ export interface Rig {
   llm: ScriptedLLM;
   dev: DevServer;
   client: OpenAI;
+  /** wrangler dev's state directory (Durable Objects as SQLite files) */
+  persist: string;
 }
 
 /** Start the rig once for the file; each test starts with no recorded requests and no faults. */
@@ -24,8 +28,9 @@ export function useAgentRig(): Rig {
   const rig = {} as Rig;
   beforeAll(async () => {
     rig.llm = await startScriptedLLM();
+    rig.persist = await tempDir("toolsearch-agent-");
     rig.dev = await startWranglerDev({
-      persistTo: await tempDir("toolsearch-agent-"),
+      persistTo: rig.persist,
       vars: { OPENAI_BASE_URL: rig.llm.url, OPENAI_API_KEY: "test-key", UPSTREAM_TIMEOUT_MS: "1500", UPSTREAM_MAX_RETRIES: "1", API_KEYS: JSON.stringify({ [KEY]: "agent-tests" }) },
     });
     rig.client = new OpenAI({ baseURL: `${rig.dev.url}/v1`, apiKey: KEY, maxRetries: 0 });
@@ -43,7 +48,7 @@ export async function ask(rig: Rig, messages: Msg[], session?: string, headers: 
     .create({ model: "gpt-4o", messages, ...extra }, { headers: { ...(session ? { "x-toolsearch-session": session } : {}), ...headers } })
     .withResponse();
   const header = (h: string) => response.headers.get(h);
-  return { data, message: data.choices[0]!.message, session: header("x-toolsearch-session")!, hops: Number(header("x-toolsearch-hops")), spliced: Number(header("x-toolsearch-spliced")) };
+  return { data, message: data.choices[0]!.message, session: header("x-toolsearch-session")!, hops: Number(header("x-toolsearch-hops")), spliced: Number(header("x-toolsearch-spliced")), toolsChanged: header("x-toolsearch-tools-changed") };
 }
 
 /** Every upstream request begins with the previous one (messages and tools), byte for byte. */
@@ -55,6 +60,12 @@ export function expectAppendOnly(reqs: Recorded[]) {
     const prevTools = JSON.stringify(reqs[i - 1]!.body.tools ?? []);
     expect(JSON.stringify(reqs[i]!.body.tools ?? []).startsWith(prevTools.slice(0, -1)), `tools of request ${i} extend request ${i - 1}`).toBe(true);
   }
+}
+
+/** How many session objects (Durable Objects) the Worker has used so far. */
+export async function sessionObjects(rig: Rig): Promise<number> {
+  const files = await readdir(join(rig.persist, "v3/do/toolsearch-SessionDO")).catch(() => []);
+  return files.filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").length;
 }
 
 export const toolResult = (id: string, content: string): Msg => ({ role: "tool", tool_call_id: id, content });

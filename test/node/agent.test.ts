@@ -1,7 +1,9 @@
 // The OpenAI-compatible agent endpoint, end to end (agent-rig.ts): the real `openai` client ->
 // the Worker in workerd -> the scripted upstream model. What a user checks: the client only sees
 // real tool calls and answers; every upstream request extends the previous one byte for byte;
-// usage and hops add up; streaming and proxy mode keep those promises.
+// usage and hops add up; streaming and proxy mode keep those promises. Requests without a session
+// header that begin with the same messages share a session (chat-session.ts), so a test that needs
+// a fresh one begins with messages no other test sends.
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { ask, AUTH, expectAppendOnly, names, toolResult, useAgentRig, type Json, type Msg } from "./agent-rig.ts";
@@ -105,7 +107,7 @@ describe("full mode", () => {
 describe("streaming", () => {
   it("streams only the final round as OpenAI chunks, tool-call deltas included, with summed usage", async () => {
     const { data: stream, response } = await rig.client.chat.completions
-      .create({ model: "gpt-4o", messages: [{ role: "user", content: "create an issue on github" }], stream: true, stream_options: { include_usage: true } })
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "create an issue on github, streamed" }], stream: true, stream_options: { include_usage: true } })
       .withResponse();
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const chunks: OpenAI.ChatCompletionChunk[] = [];

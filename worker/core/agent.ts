@@ -4,7 +4,9 @@
 // (toolSearch, arguments that fail the schema, unknown names). A round with any answered call is
 // hidden: its results are appended and the model is called again, at most `maxHops` times; the
 // last allowed call sets tool_choice "none" so the model must answer. Only the final round's
-// message reaches the client, and a splice records what the client did not see.
+// message (with any text said in hidden rounds) reaches the client, and a splice records what the
+// client did not see. Tools the client declared are resolved through `catalog` like catalog tools
+// (client-tools.ts), so a deferred one is loaded on its first call.
 
 import type { CatalogTool } from "./catalog.ts";
 import { CALL_TOOL_NAME, textOf, upstreamTools, addUsage, emptyUsage, type ChatMessage, type OpenAITool, type SessionView, type ToolCall, type Usage } from "./chat.ts";
@@ -34,8 +36,6 @@ export interface AgentInput {
   messages: readonly ChatMessage[];
   clientToolChoice?: unknown;
   maxHops: number;
-  /** streaming forwards every round's text as it arrives: the client's message holds all of it */
-  streamedText: boolean;
 }
 
 export interface AgentResult {
@@ -77,7 +77,8 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       const rewritten = verdicts.some((v) => "client" in v && v.client !== v.call);
       const message: ChatMessage = { ...turn.message };
       if (calls.length) message.tool_calls = verdicts.map((v) => (v as { client: ToolCall }).client);
-      if (input.streamedText && hidden.length) message.content = text || turn.message.content;
+      // text said in hidden rounds reaches the client too, streaming or not
+      if (hidden.length) message.content = text || turn.message.content;
       const changed = hidden.length > 0 || rewritten || messageSig(message) !== messageSig(turn.message);
       return { message, finishReason: turn.finishReason, usage, hops: hop + 1, splice: changed ? { hidden, reply: { sig: messageSig(message), upstream: turn.message } } : null };
     }
@@ -108,19 +109,23 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       const target = String(check.args.name);
       return viaCatalog(call, target, check.args.arguments as Record<string, unknown>);
     }
-    if (clientNames.has(name)) return { call, client: call };
+    // a client tool in the tools list goes to the client as it is; a deferred one is loaded first
+    if (clientNames.has(name) && loaded(name)) return { call, client: call };
     return viaCatalog(call, name, call.function?.arguments ?? "");
   }
 
-  /** A call to a catalog tool (loaded or not): load it if needed, then check its arguments. */
+  function loaded(name: string): boolean {
+    return session.mode === "full" || session.coreTools.includes(name) || session.activations.includes(name);
+  }
+
+  /**
+   * A call to a catalog tool, or a client tool (`catalog` resolves both), loaded or not: load it
+   * if needed, then check its arguments.
+   */
   async function viaCatalog(call: ToolCall, name: string, args: string | Record<string, unknown>): Promise<Verdict> {
     const tool = catalog.byName.get(name);
-    if (!tool) {
-      if (clientNames.has(name)) return { call, client: { ...call, function: { name, arguments: JSON.stringify(args) } } };
-      return { call, answer: `Error: there is no tool "${name.slice(0, 80)}". Closest names: ${closestNames(catalog, name).join(", ")}. Load one with ${TOOL_SEARCH_NAME}.` };
-    }
-    const loaded = session.mode === "full" || session.coreTools.includes(name) || session.activations.includes(name);
-    if (!loaded) {
+    if (!tool) return { call, answer: `Error: there is no tool "${name.slice(0, 80)}". Closest names: ${closestNames(catalog, name).join(", ")}. Load one with ${TOOL_SEARCH_NAME}.` };
+    if (!loaded(name)) {
       const a = await io.activate([name], `call:${name}`);
       if (!a) throw new ToolsearchError("not_found", "the session was deleted during the request");
       session.activations = a.activations;

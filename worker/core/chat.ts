@@ -47,11 +47,20 @@ export interface SessionView {
   activations: readonly string[];
 }
 
-/** The upstream tools array: client tools first (their order), then the session's prompt tools. */
+/**
+ * The upstream tools array: the client's tools that are loaded from the start (in the session's
+ * core tools, or all in full mode) in their order, then the session's prompt tools (core,
+ * toolSearch or callTool, activated). `byName` resolves client tools too (client-tools.ts): an
+ * activated client tool goes out as the client's own object, byte for byte.
+ */
 export function upstreamTools(clientTools: readonly OpenAITool[], s: SessionView, byName: ReadonlyMap<string, CatalogTool>): OpenAITool[] {
-  const taken = new Set(clientTools.map((t) => t.function.name));
-  const own = promptTools(sessionPromptParts(byName, s)).filter((t) => !taken.has(t.name));
-  return [...clientTools, ...(own.map(openaiTool) as OpenAITool[])];
+  const core = new Set(s.coreTools);
+  const first = clientTools.filter((t) => s.mode === "full" || core.has(t.function.name));
+  const taken = new Set(first.map((t) => t.function.name));
+  const own = new Map(clientTools.map((t) => [t.function.name, t]));
+  // an activated client tool the client no longer declares has no schema to send
+  const rest = promptTools(sessionPromptParts(byName, { ...s, activations: s.activations.filter((n) => byName.has(n)) })).filter((t) => !taken.has(t.name));
+  return [...first, ...rest.map((t) => own.get(t.name) ?? (openaiTool(t) as OpenAITool))];
 }
 
 /** Append the frozen system section to the first system/developer message, or lead with it. */

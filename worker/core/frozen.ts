@@ -42,7 +42,8 @@ export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools
     return { ...decideMode(policy, { ...req, deferrableTokens: 0 }), systemSection: "", coreTools: [...tools] };
   }
   const core = [...catalog.tools.filter((t) => t.alwaysLoad).map((t) => t.name)];
-  for (const n of profile.coreTools ?? []) if (!core.includes(n)) core.push(n);
+  // a name outside the catalog's mcp__ namespace is a client tool's: kept when a chat request declares it (client-tools.ts)
+  for (const n of profile.coreTools ?? []) if (!core.includes(n) && n.startsWith("mcp__")) core.push(n);
   requireTools(catalog, core, `profile "${req.profile}"`);
   const coreSet = new Set(core);
   const deferrable = catalog.tools.filter((t) => !coreSet.has(t.name));

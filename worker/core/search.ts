@@ -24,6 +24,11 @@ export interface SearchCatalog {
   tools: readonly CatalogTool[];
   byName: ReadonlyMap<string, CatalogTool>;
   index: AnyOrama;
+  /**
+   * A union of catalogs (the tools a client declared over the session's catalog, see
+   * client-tools.ts): keyword queries rank in each, exactly as alone, and merge by score.
+   */
+  sources?: readonly SearchCatalog[];
 }
 
 export function searchCatalog(tools: readonly CatalogTool[], index: AnyOrama): SearchCatalog {
@@ -123,6 +128,7 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
     return { kind: "select", found, unknown };
   }
   if (parsed.kind === "browse") return browseServer(cat.tools, parsed.server, parsed.page, parsed.pageSize, candidates);
+  if (cat.sources) return mergeOutcomes(cat, cat.sources.map((source) => runSearch(source, parsed, limit, candidates)), limit);
   const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || onServer(t, parsed.server));
   let ranked: Array<[string, number]>;
   const matched = new Set<string>();
@@ -146,6 +152,22 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   const matches = top.map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000, words: words.get(name)! }));
   if (parsed.server === undefined) return { kind: "keywords", matches };
   return { kind: "keywords", matches, server: parsed.server, serverTotal: cat.tools.filter(allowed).length };
+}
+
+/** The keyword outcomes of a union's catalogs as one: best score first, each name once. */
+function mergeOutcomes(cat: SearchCatalog, outcomes: SearchOutcome[], limit: number): SearchOutcome {
+  const best = new Map<string, Match>();
+  let server: string | undefined;
+  let serverTotal = 0;
+  for (const o of outcomes) {
+    if (o.kind !== "keywords") return o;
+    for (const m of o.matches) if (!best.has(m.name) || m.score > best.get(m.name)!.score) best.set(m.name, m);
+    if (o.server !== undefined) (server = o.server), (serverTotal += o.serverTotal ?? 0);
+  }
+  const ranked = [...best.values()].sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1)).slice(0, limit);
+  // the union's byName says whose description a shared name has (the client's)
+  const matches = ranked.map((m) => ({ ...m, description: cat.byName.get(m.name)!.description }));
+  return server === undefined ? { kind: "keywords", matches } : { kind: "keywords", matches, server, serverTotal };
 }
 
 /** The tool-result text for the model, once the session has said which names were new. */

@@ -67,6 +67,40 @@ export function buildIndex(tools: readonly SearchableTool[], documents: readonly
   return { index, sorting: raw.sorting, pinning: raw.pinning, language: raw.language, documents: tools.length };
 }
 
+/**
+ * An index of tools built straight into the layout the ranker reads (per-word postings, field
+ * lengths, average field lengths), without Orama: for tools that arrive with a request
+ * (client-tools.ts), where Orama's insert (radix trees, per-document maps, a quadratic count per
+ * field) was nearly all of the cost. Ranks exactly as restoreIndex(buildIndex(tools)) does
+ * (test/node/client-tools.test.ts compares both); Orama's own search() cannot run on it.
+ */
+export function rankingIndex(tools: readonly SearchableTool[]): AnyOrama {
+  const frequencies: Postings = {};
+  const fieldLengths: Record<string, Record<number, number>> = {};
+  const avgFieldLength: Record<string, number> = {};
+  for (const field of INDEX_CONFIG.fields) {
+    // no prototype: a word like "constructor" is a posting like any other
+    frequencies[field] = Object.create(null) as Record<string, number[]>;
+    fieldLengths[field] = {};
+    avgFieldLength[field] = 0;
+  }
+  tools.forEach((tool, i) => {
+    const id = i + 1;
+    const doc = toolSearchText(tool);
+    for (const field of INDEX_CONFIG.fields) {
+      const tokens = tokenize(doc[field]);
+      // Orama's running average, step for step, so both builds give the same floats
+      avgFieldLength[field] = (avgFieldLength[field]! * (id - 1) + tokens.length) / id;
+      fieldLengths[field]![id] = tokens.length;
+      const counts = new Map<string, number>();
+      for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
+      const words = frequencies[field]!;
+      for (const [t, n] of counts) (words[t] ??= []).push(id, n);
+    }
+  });
+  return { data: { index: { frequencies, fieldLengths, avgFieldLength } } } as unknown as AnyOrama;
+}
+
 /** Restore a saved index; throws a plain Error with the reason when it does not fit the tools. */
 export function restoreIndex(saved: unknown, tools: readonly SearchableTool[]): AnyOrama {
   const s = saved as SavedIndex;

@@ -1,39 +1,22 @@
 // POST /v1/chat/completions: OpenAI's Chat Completions, with tool search run server-side. The
-// session (header x-toolsearch-session, or a new one for the request's model) supplies the frozen
-// deferred section and the activated tools; stored splices put back the rounds the client never
-// saw, so each upstream request extends the previous one byte for byte. The loop itself is
-// core/agent.ts; this file speaks HTTP: request checks, JSON or SSE out, headers.
+// session (worker/chat-session.ts: the x-toolsearch-session header, the body's prompt_cache_key, or
+// the conversation itself) supplies the frozen deferred section and the activated tools, and a
+// plan for the tools the client declares (kept loaded or deferred, like catalog tools); stored
+// splices put back the rounds the client never saw, so each upstream request extends the
+// previous one byte for byte. The loop itself is core/agent.ts; this file speaks HTTP: request
+// checks, JSON or SSE out, headers.
 
 import { runAgent, type AgentResult } from "../core/agent.ts";
 import { withSystemSection, type ChatMessage } from "../core/chat.ts";
+import { forcedNames, withClientTools } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { applySplices, prefixChain, type Splice } from "../core/splice.ts";
+import { applySplices, prefixChain } from "../core/splice.ts";
+import { activateIn, chatSession, chatView, SESSION_HEADER } from "../chat-session.ts";
+import { clientToolSet } from "../client-tool-cache.ts";
 import { settings } from "../config.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
-import type { SessionState } from "../session.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
-import { createSession, notFound, remember, sessionCatalog, sessionStub } from "../sessions.ts";
-import { CHAT_MAX_BODY_BYTES, parseChatBody, parseListing } from "../bodies.ts";
-
-const SESSION_HEADER = "x-toolsearch-session";
-
-async function openSession(c: RouteContext, model: string, prefixes: string[]) {
-  const id = c.request.headers.get(SESSION_HEADER);
-  if (id) {
-    const s = sessionStub(c, id);
-    // Splice holds free-form JSON, which the RPC stub types cannot express
-    const begun = (await s.beginChat(prefixes)) as { state: SessionState; splices: Splice[] } | null;
-    if (!begun) throw notFound(id);
-    remember(c, begun.state);
-    return { state: begun.state, splices: begun.splices, stub: s };
-  }
-  const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
-  if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
-  const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
-  const listing = parseListing(c.request.headers.get("x-toolsearch-listing"), "x-toolsearch-listing");
-  const { state } = await createSession(c, { model, profile, deferral: "auto", activation, listing });
-  return { state, splices: [], stub: sessionStub(c, state.id) };
-}
+import { CHAT_MAX_BODY_BYTES, parseChatBody } from "../bodies.ts";
 
 function maxHopsFor(c: RouteContext): number {
   const raw = c.request.headers.get("x-toolsearch-max-hops");
@@ -48,20 +31,30 @@ async function chat(c: RouteContext): Promise<Response> {
   const maxHops = maxHopsFor(c);
   const clientMessages = body.messages as ChatMessage[];
   const chain = await prefixChain(clientMessages);
-  const { state, splices, stub: s } = await openSession(c, body.model, chain);
-  const cat = await sessionCatalog(c, state);
+  const { messages: _m, tools: clientTools = [], stream, stream_options, tool_choice, ...passthrough } = body;
+  const set = await clientToolSet(clientTools);
+  const { state, splices, stub: s, cat, plan, toolsChanged } = await chatSession(c, body, chain, set);
+  const catalog = withClientTools(cat, set);
+  const activate = activateIn(s, plan);
+  let view = chatView(state, plan);
+  // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
+  const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && view.mode === "deferred" && !view.coreTools.includes(n) && !view.activations.includes(n));
+  if (forced.length) {
+    const loaded = await activate(forced, `tool_choice:${forced.join(",")}`);
+    if (!loaded) throw new ToolsearchError("not_found", "the session was deleted during the request");
+    view = { ...view, activations: loaded.activations };
+  }
   const spliced = applySplices(clientMessages, chain, splices);
   const { upstream: cfg } = settings(c.env);
   const client = upstreamClient(cfg);
   // the client going away (request.signal) or cancelling the stream aborts the upstream call
   const abort = new AbortController();
   c.request.signal?.addEventListener("abort", () => abort.abort());
-  const { messages: _m, tools: clientTools = [], stream, stream_options, tool_choice, ...passthrough } = body;
   // what the stream's chunks and headers report, as the rounds go by
   const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
   const run = (onText?: (t: string) => void): Promise<AgentResult> =>
     runAgent(
-      { catalog: cat, session: state, clientTools, messages: withSystemSection(spliced.messages, state.systemSection), clientToolChoice: tool_choice, maxHops, streamedText: !!stream },
+      { catalog, session: view, clientTools, messages: withSystemSection(spliced.messages, view.systemSection), clientToolChoice: tool_choice, maxHops },
       {
         callModel: async (round) => {
           progress.hops++;
@@ -75,13 +68,13 @@ async function chat(c: RouteContext): Promise<Response> {
           progress.meta = turn.meta;
           return turn;
         },
-        activate: (names, query) => s.activate(names, query),
+        activate,
       },
     ).then(async (result) => {
       if (result.splice) await s.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
       return result;
     });
-  const headers = { "x-toolsearch-session": state.id, "x-toolsearch-spliced": String(spliced.applied) };
+  const headers = { [SESSION_HEADER]: state.id, "x-toolsearch-spliced": String(spliced.applied), "x-toolsearch-tools-changed": toolsChanged ? "1" : "0" };
   if (!stream) {
     const result = await run();
     const { id, created, model } = progress.meta;

@@ -25,7 +25,9 @@ function parseFormat(url: URL): PromptFormat {
 
 function promptFor(cat: LoadedCatalog, state: Pick<SessionState, "mode" | "activation" | "systemSection" | "coreTools" | "activations" | "profile">, format: PromptFormat) {
   const scope = `${cat.catalog.hash}\u0000${state.profile}\u0000${state.mode}\u0000${state.activation}`;
-  return composePrompt(sessionPromptParts(cat.byName, state), format, scope);
+  // tools a chat client declared and activated live in its requests, not in the catalog
+  const activations = state.activations.filter((n) => cat.byName.has(n));
+  return composePrompt(sessionPromptParts(cat.byName, { ...state, activations }), format, scope);
 }
 
 async function create(c: RouteContext): Promise<Response> {
@@ -39,7 +41,9 @@ async function read(c: RouteContext): Promise<Response> {
   const { state } = await requireSession(c, c.params.id!);
   const cat = await sessionCatalog(c, state);
   const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
-  return json({ id, mode, reason, listing: state.listing ?? null, activation, model, profile, catalog: catalogRef(cat), activations, createdAt: new Date(createdAt).toISOString() });
+  const ct = state.clientTools;
+  const clientTools = ct ? { hash: ct.hash, kept: ct.kept, deferred: ct.deferred, core: ct.core, reason: ct.reason } : null;
+  return json({ id, mode, reason, listing: state.listing ?? null, activation, model, profile, catalog: catalogRef(cat), activations, clientTools, createdAt: new Date(createdAt).toISOString() });
 }
 
 async function prompt(c: RouteContext): Promise<Response> {

@@ -1,0 +1,94 @@
+// The AI SDK client of `npm run bench:agent`: `generateText` with all 191 demo tools declared with
+// their own `execute` (the catalog's names, as a client connected to the same MCP servers would
+// have them) and `stopWhen`, 20 user turns, no session header. Direct, every schema goes to the
+// model on every request (static preloading); through the Worker (base URL only) the tools are
+// deferred, one session serves the conversation, and each request extends the previous one.
+import { createOpenAI } from "@ai-sdk/openai";
+import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from "ai";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { CatalogTool } from "../../worker/core/catalog.ts";
+import type { ScriptedLLM } from "../fixtures/scripted-llm.ts";
+
+// the SDK warns, once per request, that it drops `propertyNames` from a demo schema
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+export interface SdkRow {
+  way: string;
+  clientRequests: number;
+  upstreamCalls: number;
+  promptTokens: number;
+  cachedShare: number;
+  /** Durable Objects the Worker used; null when the client talks to the model directly */
+  sessions: number | null;
+  /** per client request (one model call of the SDK), p50: its time at the client minus the upstream's own time */
+  addedMsP50: number;
+}
+
+export interface SdkTarget {
+  way: string;
+  baseURL: string;
+  apiKey: string;
+  headers?: Record<string, string>;
+  /** wrangler dev's state directory, to count session objects */
+  persist?: string;
+}
+
+async function sessionObjects(persist: string | undefined): Promise<number> {
+  if (!persist) return 0;
+  const files = await readdir(join(persist, "v3/do/toolsearch-SessionDO")).catch(() => []);
+  return files.filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").length;
+}
+
+export async function aiSdkConversation(target: SdkTarget, tools: readonly CatalogTool[], turns: ReadonlyArray<readonly [string, string]>, system: string, llm: ScriptedLLM): Promise<SdkRow> {
+  llm.reset();
+  const model = createOpenAI({ baseURL: target.baseURL, apiKey: target.apiKey, headers: target.headers }).chat("gpt-4o");
+  const ran: string[] = [];
+  const toolSet: ToolSet = Object.fromEntries(
+    tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema), execute: async () => (ran.push(t.name), `ok: ${t.name} ran`) })]),
+  );
+  const sessionsBefore = await sessionObjects(target.persist);
+  const messages: ModelMessage[] = [];
+  // each model call the SDK makes is one HTTP request: timed from its start to its end
+  const added: number[] = [];
+  let started = 0;
+  let seen = 0;
+  const onLanguageModelCallStart = () => {
+    started = performance.now();
+    seen = llm.requests.length;
+  };
+  const onLanguageModelCallEnd = () => {
+    added.push(performance.now() - started - llm.requests.slice(seen).reduce((n, q) => n + q.ms, 0));
+  };
+  for (const [goal, expected] of turns) {
+    messages.push({ role: "user", content: goal });
+    const r = await generateText({ model, system, messages, tools: toolSet, stopWhen: stepCountIs(5), onLanguageModelCallStart, onLanguageModelCallEnd });
+    if (ran.at(-1) !== expected) throw new Error(`${target.way}: "${goal}" ran ${ran.at(-1) ?? "nothing"}, expected ${expected}`);
+    messages.push(...r.responseMessages);
+  }
+  const prompt = llm.requests.reduce((n, q) => n + q.usage.prompt_tokens, 0);
+  const cached = llm.requests.reduce((n, q) => n + q.usage.cached_tokens, 0);
+  return {
+    way: target.way,
+    clientRequests: added.length,
+    upstreamCalls: llm.requests.length,
+    promptTokens: prompt,
+    cachedShare: cached / prompt,
+    sessions: target.persist ? (await sessionObjects(target.persist)) - sessionsBefore : null,
+    addedMsP50: [...added].sort((a, b) => a - b)[Math.floor(added.length / 2)]!,
+  };
+}
+
+export function aiSdkTable(rows: SdkRow[]): string {
+  const direct = rows.find((r) => r.sessions === null)!;
+  return [
+    "The AI SDK (`generateText` + `@ai-sdk/openai` `.chat()`, tools with `execute`, `stopWhen: stepCountIs(5)`) declaring all 191 demo tools, the same 20 turns; through the Worker it changes only its base URL (proxy: plus a static `x-toolsearch-activation` header). Targets: at least 90% fewer prompt tokens than direct; at least 95% repeated prefix in `proxy`; 1 session.",
+    "",
+    "| way | client requests | upstream calls | prompt tokens sent | fewer than direct | repeated prefix | sessions used | added ms per client request (p50) |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.way} | ${r.clientRequests} | ${r.upstreamCalls} | ${r.promptTokens.toLocaleString("en-US")} | ${r === direct ? "-" : `${((1 - r.promptTokens / direct.promptTokens) * 100).toFixed(1)}%`} | ${(r.cachedShare * 100).toFixed(1)}% | ${r.sessions ?? "-"} | ${r.addedMsP50.toFixed(1)} |`,
+    ),
+  ].join("\n");
+}

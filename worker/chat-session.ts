@@ -1,0 +1,123 @@
+// Which session a chat request belongs to, and the plan for the tools it declares. In this order:
+// the x-toolsearch-session header (the session must exist); the body's `prompt_cache_key`, which
+// names a session (created on first use); otherwise a conversation key derived from the request
+// itself (model, profile, activation mode, the hash of the client's tools, the first
+// system/developer and the first user message), so each step of a conversation reaches the same
+// Durable Object by name, with no lookup and no header: any OpenAI client works with its base URL
+// alone. Two conversations that begin with the same bytes share a session, which is harmless:
+// splices apply only where the history matches byte for byte, and activations only add tools.
+// The client's tool set is planned once per session and tool set (core/client-tools.ts): when it
+// changes in a named session, the plan (and so the deferred section) is made again, once.
+
+import { EXPOSED_NAME_RE } from "./core/catalog.ts";
+import { canonicalJson } from "./core/canonical.ts";
+import type { ChatMessage, SessionView } from "./core/chat.ts";
+import { planClientTools, type ClientPlan, type ClientToolSet, type PlanContext } from "./core/client-tools.ts";
+import { ToolsearchError } from "./core/errors.ts";
+import type { PolicyConfig } from "./core/policy.ts";
+import type { Splice } from "./core/splice.ts";
+import type { Activate } from "./core/tool-search.ts";
+import { MAX_CLIENT_TOOLS, parseListing, type ChatBody } from "./bodies.ts";
+import type { LoadedCatalog } from "./catalogs.ts";
+import { settings } from "./config.ts";
+import type { RouteContext } from "./http.ts";
+import type { SessionInit, SessionState } from "./session.ts";
+import { keyedSessionId, notFound, remember, sessionCatalog, sessionInit, sessionStub, type SessionStub } from "./sessions.ts";
+
+export const SESSION_HEADER = "x-toolsearch-session";
+
+export interface ChatSession {
+  state: SessionState;
+  splices: Splice[];
+  stub: SessionStub;
+  cat: LoadedCatalog;
+  plan: ClientPlan;
+  /** the plan was made again in this request: the client's tool set (or core names) changed */
+  toolsChanged: boolean;
+}
+
+/** x-toolsearch-core: client tools to keep loaded, comma-separated (sorted, deduplicated). */
+function coreNames(c: RouteContext): string[] {
+  const raw = c.request.headers.get("x-toolsearch-core");
+  if (!raw) return [];
+  const names = [...new Set(raw.split(",").map((n) => n.trim()).filter(Boolean))].sort();
+  const bad = names.find((n) => !EXPOSED_NAME_RE.test(n));
+  if (bad) throw new ToolsearchError("bad_request", `x-toolsearch-core: "${bad.slice(0, 80)}" is not a tool name (letters, digits, _ and -, at most 64)`);
+  if (names.length > MAX_CLIENT_TOOLS) throw new ToolsearchError("bad_request", `x-toolsearch-core: at most ${MAX_CLIENT_TOOLS} names`);
+  return names;
+}
+
+function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): PlanContext {
+  const { model, profile, contextWindow } = s;
+  return { policy, model, profile, deferral: s.deferral ?? "auto", contextWindow, catalogLoaded: s.coreTools, catalogSection: s.systemSection, catalogNames: cat.byName };
+}
+
+/** What a conversation is: the same for every step and turn of it, different for another. */
+function conversationKey(body: ChatBody, set: ClientToolSet, profile: string, activation: string, listing: string | undefined): string {
+  const first = (...roles: ChatMessage["role"][]) => body.messages.find((m) => roles.includes(m.role))?.content ?? null;
+  return canonicalJson({ model: body.model, profile, activation, listing, tools: set.hash, system: first("system", "developer"), user: first("user") });
+}
+
+async function begin(c: RouteContext, body: ChatBody, chain: string[], set: ClientToolSet, core: string[]) {
+  const named = c.request.headers.get(SESSION_HEADER);
+  if (named) {
+    const stub = sessionStub(c, named);
+    // Splice holds free-form JSON, which the RPC stub types cannot express
+    const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
+    if (!begun) throw notFound(named);
+    return { ...begun, stub };
+  }
+  const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
+  if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
+  const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
+  const listing = parseListing(c.request.headers.get("x-toolsearch-listing"), "x-toolsearch-listing");
+  const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
+  const id = await keyedSessionId(c, key !== undefined ? `prompt_cache_key\u0000${key}` : `conversation\u0000${conversationKey(body, set, profile, activation, listing)}`);
+  const stub = sessionStub(c, id);
+  const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
+  if (begun) return { ...begun, stub };
+  // first request of this session: create it, with the plan for the tools it declares
+  const { init, cat } = await sessionInit(c, { model: body.model, profile, deferral: "auto", activation, listing }, id);
+  init.clientTools = planClientTools(set, core, planContext(init, cat, settings(c.env).policy));
+  const state = await stub.create(init);
+  if (state) return { state, splices: [], stub };
+  // a concurrent request created it first
+  const again = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
+  if (!again) throw notFound(id);
+  return { ...again, stub };
+}
+
+export async function chatSession(c: RouteContext, body: ChatBody, chain: string[], set: ClientToolSet): Promise<ChatSession> {
+  const core = coreNames(c);
+  const { state, splices, stub } = await begin(c, body, chain, set, core);
+  remember(c, state);
+  const cat = await sessionCatalog(c, state);
+  const stored = state.clientTools;
+  const current = stored ? stored.hash === set.hash && stored.core.join() === core.join() : set.tools.length === 0 && core.length === 0;
+  const plan = current && stored ? stored : planClientTools(set, core, planContext(state, cat, settings(c.env).policy));
+  if (!current && !(await stub.setClientTools(plan))) throw notFound(state.id);
+  return { state, splices, stub, cat, plan, toolsChanged: !current };
+}
+
+/**
+ * The session as the agent loop sees it with the client's tools: the kept ones join the core tools,
+ * the deferred ones the deferred section, and toolSearch is on when anything is deferred.
+ */
+export function chatView(state: SessionState, plan: ClientPlan): SessionView {
+  return {
+    mode: state.mode === "deferred" || plan.deferred > 0 ? "deferred" : "full",
+    activation: state.activation,
+    systemSection: state.systemSection + plan.section,
+    coreTools: [...state.coreTools, ...plan.kept],
+    activations: state.activations,
+  };
+}
+
+/** Record activations in the session object; client tools kept loaded answer as already loaded. */
+export function activateIn(stub: SessionStub, plan: ClientPlan): Activate {
+  const kept = new Set(plan.kept);
+  return async (names, query) => {
+    const r = await stub.activate(names.filter((n) => !kept.has(n)), query);
+    return r && { ...r, alreadyLoaded: [...names.filter((n) => kept.has(n)), ...r.alreadyLoaded] };
+  };
+}
