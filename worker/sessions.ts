@@ -2,6 +2,7 @@
 // the catalog a session started with, and creation. A session's object is named `<tenant>/<id>`,
 // so another tenant's id names an object that holds nothing: the same 404 as an unknown id.
 
+import { accessFor, accessView, type AccessView } from "./core/access.ts";
 import type { Activation } from "./core/chat.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { freezeSession, type SessionRequest } from "./core/frozen.ts";
@@ -12,7 +13,7 @@ import type { SessionDO, SessionState } from "./session.ts";
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 export type SessionStub = DurableObjectStub<SessionDO>;
-export type CreateRequest = SessionRequest & { activation: Activation };
+export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge" };
 
 /** 192 random bits, base64url: unguessable and safe in a URL path. */
 function newSessionId(): string {
@@ -80,13 +81,23 @@ export async function sessionCatalog(c: RouteContext, state: Pick<SessionState, 
   return cat;
 }
 
+/** What a session may see of its catalog (its tenant's access rules, frozen at creation). */
+export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access">): AccessView {
+  return accessView(cat.tools, state.access);
+}
+
 /** A new session on the pinned catalog (POST /v1/sessions, and chat requests without a session). */
 export async function createSession(c: RouteContext, req: CreateRequest): Promise<{ state: SessionState; cat: LoadedCatalog }> {
   const { catalogFile, policy, ttlMs } = settings(c.env);
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
-  const frozen = freezeSession(cat.catalog, policy, req);
+  // the tenant's view is frozen like the prompt: denied tools are not in the deferred section
+  const access = accessFor(policy.access, c.tenant);
+  const view = accessView(cat.tools, access);
+  const visible = view.candidates ? cat.catalog.tools.filter((t) => view.candidates!.has(t.name)) : cat.catalog.tools;
+  const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
   const id = newSessionId();
-  const state = await sessionStub(c, id).create({ id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, activation: req.activation, ...frozen });
+  const init = { id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, activation: req.activation, tenant: c.tenant, access, execution: req.execution ?? "client", ...frozen };
+  const state = await sessionStub(c, id).create(init);
   if (!state) throw new ToolsearchError("conflict", "session id collision; retry");
   remember(c, state);
   return { state, cat };

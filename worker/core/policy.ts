@@ -3,6 +3,7 @@
 // sub-agent profiles, for models not known to handle tool search, and when the deferrable tools'
 // schemas are at most `threshold` of the context window (deferral would save little and cost a hop).
 
+import type { AccessConfig } from "./access.ts";
 import { ToolsearchError } from "./errors.ts";
 import { lookupModel, type ModelOverrides } from "./models.ts";
 
@@ -21,6 +22,8 @@ export interface PolicyConfig {
   unknownModel: { contextWindow: number; deferAbove: number };
   models: ModelOverrides;
   profiles: Record<string, Profile>;
+  /** who may see and call which tool (core/access.ts); absent: every tool for every tenant */
+  access?: AccessConfig;
 }
 
 export const DEFAULT_POLICY: PolicyConfig = {

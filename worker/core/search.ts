@@ -85,19 +85,21 @@ export interface Match {
 
 export type SearchOutcome =
   | { kind: "error"; message: string }
-  | { kind: "select"; found: CatalogTool[]; unknown: Array<{ name: string; suggestions: string[] }> }
+  /** `denied`: the name exists but is outside `candidates` (the access policy): refused, no suggestions */
+  | { kind: "select"; found: CatalogTool[]; unknown: Array<{ name: string; suggestions: string[]; denied?: true }> }
   | { kind: "keywords"; matches: Match[]; serverTools?: string[] };
 
-/** Run a parsed query against the catalog. `candidates` limits what may be returned (deferrable tools). */
+/** Run a parsed query against the catalog. `candidates` limits what may be found (the session's access view). */
 export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAULT_LIMIT, candidates?: ReadonlySet<string>): SearchOutcome {
   if (parsed.kind === "error") return parsed;
   if (parsed.kind === "select") {
     const found: CatalogTool[] = [];
-    const unknown: Array<{ name: string; suggestions: string[] }> = [];
+    const unknown: Array<{ name: string; suggestions: string[]; denied?: true }> = [];
     for (const name of parsed.names) {
       const tool = cat.byName.get(name);
-      if (tool) found.push(tool);
-      else unknown.push({ name, suggestions: closestNames(cat, name) });
+      if (tool && (!candidates || candidates.has(name))) found.push(tool);
+      else if (tool) unknown.push({ name, suggestions: [], denied: true });
+      else unknown.push({ name, suggestions: closestNames(cat, name, 3, candidates) });
     }
     return { kind: "select", found, unknown };
   }
@@ -143,7 +145,7 @@ const nameWords = new WeakMap<readonly CatalogTool[], Array<Set<string>>>();
  * Edit distance runs only on the best 100 by shared words and length (a select: of 20 unknown
  * names against 10,000 tools took seconds when every pair was compared).
  */
-export function closestNames(cat: SearchCatalog, name: string, count = 3): string[] {
+export function closestNames(cat: SearchCatalog, name: string, count = 3, candidates?: ReadonlySet<string>): string[] {
   let words = nameWords.get(cat.tools);
   if (!words) nameWords.set(cat.tools, (words = cat.tools.map((t) => new Set(tokenize(t.name)))));
   const wanted = name.slice(0, 64).toLowerCase();
@@ -151,6 +153,7 @@ export function closestNames(cat: SearchCatalog, name: string, count = 3): strin
   // bucket by (shared words, length gap) instead of sorting every tool: linear in catalog size
   const buckets = new Map<number, number[]>();
   cat.tools.forEach((t, i) => {
+    if (candidates && !candidates.has(t.name)) return;
     let shared = 0;
     for (const w of query) if (words[i]!.has(w)) shared++;
     const key = shared * 1000 + (999 - Math.min(999, Math.abs(t.name.length - wanted.length)));
@@ -191,7 +194,9 @@ export function formatResult(outcome: SearchOutcome, loaded: readonly string[], 
   }
   if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "callTool" ? "through callTool" : "directly now"}.`);
   if (outcome.kind === "select") {
-    for (const u of outcome.unknown) lines.push(`Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`);
+    for (const u of outcome.unknown) {
+      lines.push(u.denied ? `Tool ${oneLine(u.name, 80)} is not available in this session (access policy).` : `Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`);
+    }
   } else {
     if (outcome.serverTools && outcome.serverTools.length > loaded.length + alreadyLoaded.length) {
       lines.push(`All tools of this server (load more with select:): ${outcome.serverTools.join(", ")}`);

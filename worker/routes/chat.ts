@@ -1,10 +1,14 @@
 // POST /v1/chat/completions: OpenAI's Chat Completions, with tool search run server-side. The
 // session (header x-toolsearch-session, or a new one for the request's model) supplies the frozen
 // deferred section and the activated tools; stored splices put back the rounds the client never
-// saw, so each upstream request extends the previous one byte for byte. The loop itself is
-// core/agent.ts; this file speaks HTTP: request checks, JSON or SSE out, headers.
+// saw, so each upstream request extends the previous one byte for byte. With the session option
+// `execution: "edge"` (header x-toolsearch-execution when the request creates the session), calls
+// to catalog tools of servers in SERVERS run here (SessionDO.callTool) as hidden rounds. The loop
+// itself is core/agent.ts; this file speaks HTTP: request checks, JSON or SSE out, headers.
 
 import { runAgent, type AgentResult } from "../core/agent.ts";
+import { resultText } from "../core/call-result.ts";
+import type { CallOutcome } from "../execution.ts";
 import { withSystemSection, type ChatMessage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { applySplices, prefixChain, type Splice } from "../core/splice.ts";
@@ -12,7 +16,7 @@ import { settings } from "../config.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import type { SessionState } from "../session.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
-import { createSession, notFound, remember, sessionCatalog, sessionStub } from "../sessions.ts";
+import { createSession, notFound, remember, sessionCatalog, sessionStub, viewOf } from "../sessions.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatBody } from "../bodies.ts";
 
 const SESSION_HEADER = "x-toolsearch-session";
@@ -24,33 +28,47 @@ async function openSession(c: RouteContext, model: string, prefixes: string[]) {
     // Splice holds free-form JSON, which the RPC stub types cannot express
     const begun = (await s.beginChat(prefixes)) as { state: SessionState; splices: Splice[] } | null;
     if (!begun) throw notFound(id);
+    const asked = executionHeader(c);
+    if (asked && asked !== (begun.state.execution ?? "client")) {
+      throw new ToolsearchError("conflict", `x-toolsearch-execution: session ${id.slice(0, 40)} runs with execution "${begun.state.execution ?? "client"}", set when it was created`);
+    }
     remember(c, begun.state);
     return { state: begun.state, splices: begun.splices, stub: s };
   }
   const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
   if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
   const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
-  const { state } = await createSession(c, { model, profile, deferral: "auto", activation });
+  const execution = executionHeader(c) ?? "client";
+  const { state } = await createSession(c, { model, profile, deferral: "auto", activation, execution });
   return { state, splices: [], stub: sessionStub(c, state.id) };
 }
 
-function maxHopsFor(c: RouteContext): number {
-  const raw = c.request.headers.get("x-toolsearch-max-hops");
-  if (raw === null) return settings(c.env).maxHops;
+function executionHeader(c: RouteContext): "client" | "edge" | undefined {
+  const v = c.request.headers.get("x-toolsearch-execution");
+  if (v === null) return undefined;
+  if (v !== "client" && v !== "edge") throw new ToolsearchError("bad_request", 'x-toolsearch-execution: must be "client" or "edge"');
+  return v;
+}
+
+function limitHeader(c: RouteContext, header: string, fallback: number, min: number, max: number): number {
+  const raw = c.request.headers.get(header);
+  if (raw === null) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 10) throw new ToolsearchError("bad_request", "x-toolsearch-max-hops: must be an integer from 0 to 10");
+  if (!Number.isInteger(n) || n < min || n > max) throw new ToolsearchError("bad_request", `${header}: must be an integer from ${min} to ${max}`);
   return n;
 }
 
 async function chat(c: RouteContext): Promise<Response> {
   const body = parseChatBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  const maxHops = maxHopsFor(c);
+  const maxHops = limitHeader(c, "x-toolsearch-max-hops", settings(c.env).maxHops, 0, 10);
+  const maxEdgeRounds = limitHeader(c, "x-toolsearch-max-edge-rounds", settings(c.env).maxEdgeRounds, 1, 20);
   const clientMessages = body.messages as ChatMessage[];
   const chain = await prefixChain(clientMessages);
   const { state, splices, stub: s } = await openSession(c, body.model, chain);
   const cat = await sessionCatalog(c, state);
   const spliced = applySplices(clientMessages, chain, splices);
-  const { upstream: cfg } = settings(c.env);
+  const { upstream: cfg, servers } = settings(c.env);
+  const edge = state.execution === "edge" ? { servers: new Set(servers.keys()), maxRounds: maxEdgeRounds } : undefined;
   const client = upstreamClient(cfg);
   // the client going away (request.signal) or cancelling the stream aborts the upstream call
   const abort = new AbortController();
@@ -60,7 +78,7 @@ async function chat(c: RouteContext): Promise<Response> {
   const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
   const run = (onText?: (t: string) => void): Promise<AgentResult> =>
     runAgent(
-      { catalog: cat, session: state, clientTools, messages: withSystemSection(spliced.messages, state.systemSection), clientToolChoice: tool_choice, maxHops, streamedText: !!stream },
+      { catalog: cat, session: state, clientTools, messages: withSystemSection(spliced.messages, state.systemSection), clientToolChoice: tool_choice, maxHops, streamedText: !!stream, view: viewOf(cat, state), edge },
       {
         callModel: async (round) => {
           progress.hops++;
@@ -74,7 +92,11 @@ async function chat(c: RouteContext): Promise<Response> {
           progress.meta = turn.meta;
           return turn;
         },
-        activate: (names, query) => s.activate(names, query),
+        activate: (names, query, audit) => s.activate(names, query, { ...audit, via: "chat" }),
+        execute: async (name, args) => {
+          const outcome = (await s.callTool(name, args, { via: "chat" })) as CallOutcome;
+          return outcome.ok ? resultText(outcome.result) : `Error: ${outcome.message}`;
+        },
       },
     ).then(async (result) => {
       if (result.splice) await s.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });

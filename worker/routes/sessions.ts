@@ -10,7 +10,7 @@ import { answerToolSearch } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import type { SessionState } from "../session.ts";
-import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub } from "../sessions.ts";
+import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub, viewOf } from "../sessions.ts";
 import { parseCreateBody, parseSearchBody } from "../bodies.ts";
 
 export function catalogRef(cat: LoadedCatalog) {
@@ -31,15 +31,16 @@ function promptFor(cat: LoadedCatalog, state: Pick<SessionState, "mode" | "activ
 async function create(c: RouteContext): Promise<Response> {
   const { state, cat } = await createSession(c, parseCreateBody(await readJson(c.request)));
   const prompt = await promptFor(cat, state, "openai");
-  const { id, mode, reason, activation } = state;
-  return json({ id, mode, reason, activation, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
+  const { id, mode, reason, activation, execution } = state;
+  return json({ id, mode, reason, activation, execution, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
 }
 
 async function read(c: RouteContext): Promise<Response> {
   const { state } = await requireSession(c, c.params.id!);
   const cat = await sessionCatalog(c, state);
   const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
-  return json({ id, mode, reason, activation, model, profile, catalog: catalogRef(cat), activations, createdAt: new Date(createdAt).toISOString() });
+  const execution = state.execution ?? "client";
+  return json({ id, mode, reason, activation, execution, model, profile, catalog: catalogRef(cat), activations, createdAt: new Date(createdAt).toISOString() });
 }
 
 async function prompt(c: RouteContext): Promise<Response> {
@@ -55,7 +56,7 @@ async function toolSearch(c: RouteContext): Promise<Response> {
   const cached = cachedFrozen(c, id);
   const { state, stub } = cached ? { state: cached, stub: sessionStub(c, id) } : await requireSession(c, id);
   const cat = await sessionCatalog(c, state);
-  const answer = await answerToolSearch(cat, state, query, limit, (names, q) => stub.activate(names, q));
+  const answer = await answerToolSearch(cat, state, query, limit, (names, q, audit) => stub.activate(names, q, audit), viewOf(cat, state), "rest");
   if (!answer) {
     forget(c, id);
     throw notFound(id);
