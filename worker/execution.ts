@@ -90,7 +90,7 @@ export async function executeCall(self: SessionDO, storage: DurableObjectStorage
       before = stored(storage.sql, tool.server);
     }
     const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args);
-    if (!before) opening.set(key, pending.finally(() => opening.delete(key)));
+    if (!before) opening.set(key, pending.finally(() => opening.delete(key)).catch(() => {}));
     const remote = await pending;
     const capped = capResult(JSON.parse(redact(JSON.stringify(remote.result), secrets)) as CallToolResult, cfg.resultMaxBytes);
     const result = capped.result;

@@ -76,7 +76,8 @@ function classify(e: unknown, server: ServerConfig): UpstreamFailure {
   if (e instanceof UpstreamFailure) return e;
   if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return new UpstreamFailure("timeout", `no answer within ${server.timeoutMs} ms`);
   const msg = e instanceof Error ? e.message : String(e);
-  return new UpstreamFailure("transport_error", msg.slice(0, 300));
+  const status = e instanceof StreamableHTTPError && e.code && e.code > 0 ? `HTTP ${e.code}: ` : "";
+  return new UpstreamFailure("transport_error", `${status}${msg.replace(/^Streamable HTTP error: /, "")}`.slice(0, 300));
 }
 
 const expired = (e: unknown) => e instanceof StreamableHTTPError && e.code === 404;
@@ -89,6 +90,7 @@ async function once(server: ServerConfig, headers: Record<string, string>, store
       if (/SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err))) reject(new UpstreamFailure("transport_error", `the server's response broke off: ${String(err?.message ?? err).slice(0, 200)}`));
     };
   });
+  broken.catch(() => {}); // may reject after the call settled: nobody waits then
   try {
     const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs });
     const raw = (await Promise.race([call, broken])) as Record<string, unknown>;
