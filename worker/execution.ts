@@ -62,7 +62,7 @@ export async function executeCall(self: SessionDO, storage: DurableObjectStorage
   if (!tool) return { ok: false, code: "not_found", message: `there is no tool ${name.slice(0, 80)} in this session's catalog; closest names: ${closestNames(cat, name, 3, view.candidates).join(", ")}` };
   const via = context.via;
   const digest = await argsDigest(args);
-  const base = { tool: name, server: tool.server, via, argsDigest: digest.argsDigest, argsBytes: digest.argsBytes, arguments: cfg.storeArguments ? digest.canonical : null };
+  const base = { tool: name, server: tool.server, via, argsDigest: digest.argsDigest, argsBytes: digest.argsBytes, arguments: init.storeArguments ? digest.canonical : null };
   const audit = (e: Omit<AuditInput, "tool">) => storage.transactionSync(() => self.writeAudit(init, [{ ...base, ...e }]));
   const reason = view.denied.get(name);
   if (reason) {

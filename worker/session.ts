@@ -17,7 +17,6 @@ import type { Mode } from "./core/policy.ts";
 import type { Splice } from "./core/splice.ts";
 import type { ActivationResult, ActivationAudit } from "./core/tool-search.ts";
 import { AUDIT_SCHEMA, deliver, insertAudit, listSessionAudit, markDelivered, outbox, outboxSize } from "./audit-store.ts";
-import { settings } from "./config.ts";
 import { closeUpstreamSessions, executeCall, UPSTREAM_SCHEMA, type CallContext, type CallOutcome } from "./execution.ts";
 
 export interface SessionInit {
@@ -39,6 +38,8 @@ export interface SessionInit {
   access?: AccessRules;
   /** who runs catalog tools on the chat endpoint: the client (default) or the Worker */
   execution?: "client" | "edge";
+  /** AUDIT_ARGUMENTS=store when the session started: audit rows keep argument values */
+  storeArguments?: boolean;
 }
 
 export interface SessionState extends SessionInit {
@@ -56,6 +57,7 @@ export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
   private seq = 0;
   private flushing: Promise<void> | null = null;
+  private again = false;
   private retryMs = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -88,9 +90,22 @@ export class SessionDO extends DurableObject<Env> {
 
   /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
   kickDelivery(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    this.flushing = this.flush().finally(() => (this.flushing = null));
-    this.ctx.waitUntil(this.flushing);
+    // a row written while a delivery runs is picked up by one more pass of that delivery
+    this.again = true;
+    if (!this.flushing) {
+      const run = async () => {
+        try {
+          while (this.again) {
+            this.again = false;
+            await this.flush();
+          }
+        } finally {
+          this.flushing = null; // in the same turn as the last check of `again`: no wake-up is lost
+        }
+      };
+      this.flushing = run();
+      this.ctx.waitUntil(this.flushing);
+    }
     return this.flushing;
   }
 
@@ -183,12 +198,12 @@ export class SessionDO extends DurableObject<Env> {
    */
   async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult | null> {
     const digest = await argsDigest({ query });
-    const storeArgs = settings(this.env).storeArguments;
     // one transaction: a failure part-way (storage error, reset) must not leave half an activation
     const result = this.ctx.storage.transactionSync(() => {
       const r = this.row();
       if (!r) return null;
       const init = JSON.parse(r.data) as SessionInit;
+      const storeArgs = init.storeArguments === true;
       const core = new Set(init.coreTools);
       const now = Date.now();
       const loaded: string[] = [];

@@ -88,7 +88,7 @@ export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access">):
 
 /** A new session on the pinned catalog (POST /v1/sessions, and chat requests without a session). */
 export async function createSession(c: RouteContext, req: CreateRequest): Promise<{ state: SessionState; cat: LoadedCatalog }> {
-  const { catalogFile, policy, ttlMs } = settings(c.env);
+  const { catalogFile, policy, ttlMs, storeArguments } = settings(c.env);
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
   // the tenant's view is frozen like the prompt: denied tools are not in the deferred section
   const access = accessFor(policy.access, c.tenant);
@@ -96,7 +96,7 @@ export async function createSession(c: RouteContext, req: CreateRequest): Promis
   const visible = view.candidates ? cat.catalog.tools.filter((t) => view.candidates!.has(t.name)) : cat.catalog.tools;
   const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
   const id = newSessionId();
-  const init = { id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, activation: req.activation, tenant: c.tenant, access, execution: req.execution ?? "client", ...frozen };
+  const init = { id, catalogFile, catalogHash: cat.catalog.hash, model: req.model, profile: req.profile, ttlMs, activation: req.activation, tenant: c.tenant, access, execution: req.execution ?? "client", storeArguments, ...frozen };
   const state = await sessionStub(c, id).create(init);
   if (!state) throw new ToolsearchError("conflict", "session id collision; retry");
   remember(c, state);
