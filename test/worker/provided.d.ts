@@ -15,7 +15,6 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
-      EDGE_TEST_TOKEN: string;
     }
   }
 }
