@@ -2,10 +2,12 @@
 // over Streamable HTTP (server-everything, and the stateful fault fixture), from the session's
 // Durable Object. Results, argument checks, kept-alive upstream sessions, expiry, faults, result
 // cap, secrets, and closing the upstream session when the session ends.
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { SessionDO } from "../../worker/session.ts";
 import { beforeEach, describe, expect, it } from "vitest";
 const EDGE_TOKEN = env.EDGE_TEST_TOKEN;
-import { callTool, callWith, d1Rows, EDGE, edgeSession, fixture, newSession, type Json } from "./helpers.ts";
+import { callTool, callWith, d1Rows, EDGE, edgeSession, fixture, newSession, sessionObject, type Json } from "./helpers.ts";
 
 const sessionAudit = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500`)).body.events as Json[];
 
@@ -119,6 +121,17 @@ describe("kept-alive upstream sessions", () => {
     expect((await callWith(EDGE, "DELETE", `/v1/sessions/${s.id}`)).status).toBe(204);
     const stats = await fixture("stats");
     expect(stats.deletes).toEqual([session]);
+  });
+
+  it("a session that expires closes its upstream sessions too", async () => {
+    const s = await edgeSession();
+    await callTool(s.id, "mcp__fixture__counter_add", { n: 1 });
+    const session = (await fixture("stats")).calls[0].session;
+    const stub = sessionObject(s.id);
+    await runInDurableObject(stub, (_o: SessionDO, state) => void state.storage.sql.exec("UPDATE session SET last_used_at = 0"));
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await callWith(EDGE, "GET", `/v1/sessions/${s.id}`)).status).toBe(404);
+    expect((await fixture("stats")).deletes).toEqual([session]);
   });
 });
 
