@@ -1,8 +1,8 @@
 // Where audit rows live. In the session object's SQLite (`audit`, written by the session in the
 // same transaction as the state an event describes; `delivered = 0` rows are the outbox) and in
 // D1 (`audit_events`, worker/migrations/), where a tenant's events are queryable across sessions.
-// Delivery is INSERT OR IGNORE by event id: an alarm that fires twice, or a batch retried after a
-// failure that had in fact committed, never duplicates a row.
+// Delivery (Outbox) is INSERT OR IGNORE by event id: an alarm that fires twice, or a batch retried
+// after a failure that had in fact committed, never duplicates a row.
 
 import { AUDIT_COLUMNS, auditPage, auditWhere, type AuditQuery, type AuditRow } from "./core/audit.ts";
 
@@ -28,7 +28,7 @@ export function listSessionAudit(sql: SqlStorage, q: AuditQuery) {
   return auditPage(rows, q.limit);
 }
 
-export function outbox(sql: SqlStorage, limit: number): AuditRow[] {
+function undelivered(sql: SqlStorage, limit: number): AuditRow[] {
   return sql.exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit WHERE delivered = 0 ORDER BY id LIMIT ?`, limit).toArray();
 }
 
@@ -36,7 +36,7 @@ export function outboxSize(sql: SqlStorage): number {
   return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit WHERE delivered = 0").one().n;
 }
 
-export function markDelivered(sql: SqlStorage, ids: readonly string[]): void {
+function markDelivered(sql: SqlStorage, ids: readonly string[]): void {
   sql.exec("UPDATE audit SET delivered = 1 WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(ids));
 }
 
@@ -52,4 +52,62 @@ export async function queryTenantAudit(db: D1Database, tenant: string, q: AuditQ
   const { where, binds } = auditWhere(q, tenant);
   const { results } = await db.prepare(`SELECT ${COLS} FROM audit_events ${where} ORDER BY id DESC LIMIT ?`).bind(...binds, q.limit + 1).all<AuditRow>();
   return auditPage(results, q.limit);
+}
+
+const OUTBOX_BATCH = 100;
+const RETRY_MAX_MS = 60_000;
+
+/**
+ * A session object's delivery of its undelivered rows to D1. `kick()` after writing rows: one
+ * delivery runs at a time, and a row written while it runs is picked up by one more pass. A
+ * failure doubles `retryMs` (1 s to 60 s) for the object's alarm; `after` reschedules that alarm.
+ */
+export class Outbox {
+  retryMs = 0;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private readonly sql: SqlStorage;
+  private readonly db: D1Database;
+  private readonly after: () => Promise<void>;
+  private readonly keepAlive: (p: Promise<void>) => void;
+
+  constructor(sql: SqlStorage, db: D1Database, after: () => Promise<void>, keepAlive: (p: Promise<void>) => void) {
+    this.sql = sql;
+    this.db = db;
+    this.after = after;
+    this.keepAlive = keepAlive;
+  }
+
+  kick(): Promise<void> {
+    this.again = true;
+    if (!this.running) {
+      const run = async () => {
+        try {
+          while (this.again) {
+            this.again = false;
+            await this.pass();
+          }
+        } finally {
+          this.running = null; // in the same turn as the last check of `again`: no wake-up is lost
+        }
+      };
+      this.running = run();
+      this.keepAlive(this.running);
+    }
+    return this.running;
+  }
+
+  private async pass(): Promise<void> {
+    try {
+      for (let rows = undelivered(this.sql, OUTBOX_BATCH); rows.length; rows = undelivered(this.sql, OUTBOX_BATCH)) {
+        await deliver(this.db, rows);
+        markDelivered(this.sql, rows.map((r) => r.id));
+      }
+      this.retryMs = 0;
+    } catch (e) {
+      this.retryMs = Math.min(RETRY_MAX_MS, Math.max(1000, this.retryMs * 2));
+      console.warn(`audit delivery to D1 failed (${outboxSize(this.sql)} rows wait; retry in ${this.retryMs} ms): ${(e as Error).message}`);
+    }
+    await this.after();
+  }
 }

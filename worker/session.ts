@@ -16,7 +16,7 @@ import type { Activation as ActivationMode } from "./core/chat.ts";
 import type { Mode } from "./core/policy.ts";
 import type { Splice } from "./core/splice.ts";
 import type { ActivationResult, ActivationAudit } from "./core/tool-search.ts";
-import { AUDIT_SCHEMA, deliver, insertAudit, listSessionAudit, markDelivered, outbox, outboxSize } from "./audit-store.ts";
+import { AUDIT_SCHEMA, insertAudit, listSessionAudit, Outbox, outboxSize } from "./audit-store.ts";
 import { closeUpstreamSessions, executeCall, UPSTREAM_SCHEMA, type CallContext, type CallOutcome } from "./execution.ts";
 
 export interface SessionInit {
@@ -50,20 +50,17 @@ export interface SessionState extends SessionInit {
 
 
 const MAX_SPLICES = 500;
-const OUTBOX_BATCH = 100;
-const RETRY_MAX_MS = 60_000;
 
 export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
   private seq = 0;
-  private flushing: Promise<void> | null = null;
-  private again = false;
-  private retryMs = 0;
+  private outbox: Outbox;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.migrate();
+    this.outbox = new Outbox(this.sql, env.AUDIT, () => this.schedule(), (p) => ctx.waitUntil(p));
   }
 
   /** Schema, created once per object (IF NOT EXISTS: also after deleteAll). */
@@ -90,37 +87,7 @@ export class SessionDO extends DurableObject<Env> {
 
   /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
   kickDelivery(): Promise<void> {
-    // a row written while a delivery runs is picked up by one more pass of that delivery
-    this.again = true;
-    if (!this.flushing) {
-      const run = async () => {
-        try {
-          while (this.again) {
-            this.again = false;
-            await this.flush();
-          }
-        } finally {
-          this.flushing = null; // in the same turn as the last check of `again`: no wake-up is lost
-        }
-      };
-      this.flushing = run();
-      this.ctx.waitUntil(this.flushing);
-    }
-    return this.flushing;
-  }
-
-  private async flush(): Promise<void> {
-    try {
-      for (let rows = outbox(this.sql, OUTBOX_BATCH); rows.length; rows = outbox(this.sql, OUTBOX_BATCH)) {
-        await deliver(this.env.AUDIT, rows);
-        markDelivered(this.sql, rows.map((r) => r.id));
-      }
-      this.retryMs = 0;
-    } catch (e) {
-      this.retryMs = Math.min(RETRY_MAX_MS, Math.max(1000, this.retryMs * 2));
-      console.warn(`audit delivery to D1 failed (${outboxSize(this.sql)} rows wait; retry in ${this.retryMs} ms): ${(e as Error).message}`);
-    }
-    await this.schedule();
+    return this.outbox.kick();
   }
 
   /**
@@ -132,7 +99,7 @@ export class SessionDO extends DurableObject<Env> {
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
     if (!r) this.sql.exec("DELETE FROM audit WHERE delivered = 1");
     const expiry = r ? r.last_used_at + r.ttl_ms : Infinity;
-    const retry = outboxSize(this.sql) ? Date.now() + Math.max(this.retryMs, 1000) : Infinity;
+    const retry = outboxSize(this.sql) ? Date.now() + Math.max(this.outbox.retryMs, 1000) : Infinity;
     const next = Math.min(expiry, retry);
     return next === Infinity ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(next);
   }

@@ -97,6 +97,7 @@ describe("results", () => {
     });
     expect(text).toBe("Error: first\n[image image/png, 4 base64 characters]\n[resource file:///a.txt]\ninside\n[resource link file:///b (b)]");
     expect(resultText({ content: [], structuredContent: { total: 3 } })).toBe('{"total":3}');
+    expect(resultText({ content: [{ type: "text", text: "abcdef" }] }, 4)).toBe("abcd\n[toolsearch: result cut to 4 of 6 characters]");
   });
 });
 

@@ -64,8 +64,11 @@ export function capResult(result: CallToolResult, maxBytes: number): { result: C
   return { result: out, bytes, capped: true };
 }
 
+/** At most this much of a result reaches a chat model (the hidden round is stored as a splice, rows <= 2 MB). */
+export const CHAT_RESULT_MAX_CHARS = 65_536;
+
 /** A CallToolResult as the text of a chat tool message (chat tool messages carry text only). */
-export function resultText(result: CallToolResult): string {
+export function resultText(result: CallToolResult, maxChars = CHAT_RESULT_MAX_CHARS): string {
   const parts = (result.content ?? []).map((b) => {
     if (b.type === "text") return String(b.text ?? "");
     if (b.type === "image" || b.type === "audio") return `[${b.type} ${String(b.mimeType ?? "")}, ${String(b.data ?? "").length} base64 characters]`;
@@ -77,7 +80,8 @@ export function resultText(result: CallToolResult): string {
     return JSON.stringify(b);
   });
   if (!parts.length && result.structuredContent !== undefined) parts.push(JSON.stringify(result.structuredContent));
-  const text = parts.join("\n");
+  let text = parts.join("\n");
+  if (text.length > maxChars) text = `${text.slice(0, maxChars)}\n[toolsearch: result cut to ${maxChars} of ${text.length} characters]`;
   return result.isError ? `Error: ${text}` : text;
 }
 
