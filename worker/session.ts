@@ -55,6 +55,8 @@ export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
   private seq = 0;
   private outbox: Outbox;
+  /** the alarm this instance last set (null: none; undefined: not known since the object started) */
+  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -91,9 +93,10 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /**
-   * The one alarm: the earlier of the session's expiry and the outbox retry, or none when neither
-   * is left. Computed and issued with no await in between: storage calls run in issue order, so
-   * the last one issued reflects the latest state.
+   * The one alarm: at or before the earlier of the session's expiry and the outbox retry, or none
+   * when neither is left. An alarm already set earlier stays (its handler re-checks and moves it),
+   * so a busy session does not rewrite its alarm on every call. Computed and issued with no await
+   * in between: storage calls run in issue order, so the last one issued reflects the latest state.
    */
   private schedule(): Promise<void> {
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
@@ -101,7 +104,13 @@ export class SessionDO extends DurableObject<Env> {
     const expiry = r ? r.last_used_at + r.ttl_ms : Infinity;
     const retry = outboxSize(this.sql) ? Date.now() + Math.max(this.outbox.retryMs, 1000) : Infinity;
     const next = Math.min(expiry, retry);
-    return next === Infinity ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(next);
+    if (next === Infinity) {
+      this.alarmAt = null;
+      return this.ctx.storage.deleteAlarm();
+    }
+    if (typeof this.alarmAt === "number" && this.alarmAt <= next) return Promise.resolve();
+    this.alarmAt = next;
+    return this.ctx.storage.setAlarm(next);
   }
 
   private row(): { data: string; created_at: number; last_used_at: number } | undefined {
@@ -117,7 +126,8 @@ export class SessionDO extends DurableObject<Env> {
     if (this.row()) return null;
     const now = Date.now();
     this.sql.exec("INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)", init.id, JSON.stringify(init), now, now, init.ttlMs);
-    await this.ctx.storage.setAlarm(now + init.ttlMs);
+    this.alarmAt = now + init.ttlMs;
+    await this.ctx.storage.setAlarm(this.alarmAt);
     return { ...init, activations: [], createdAt: now, lastUsedAt: now };
   }
 
@@ -240,6 +250,7 @@ export class SessionDO extends DurableObject<Env> {
 
   async alarm(): Promise<void> {
     // alarms may fire more than once: delivery is idempotent, and expiry checks the clock
+    this.alarmAt = undefined;
     await this.kickDelivery();
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
     if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
