@@ -2,7 +2,7 @@
 // denied tool is invisible to that tenant everywhere (deferred section, keyword search, select:,
 // calls), every refusal is audited as a denial, and the view is frozen with the session.
 import { describe, expect, it } from "vitest";
-import { AUTH_B, callTool, callWith, EDGE, edgeSession, edgeVars, fixture, type Json } from "./helpers.ts";
+import { AUTH_B, callTool, callWith, EDGE, edgeSession, edgeVars, upstreamOf, type Json } from "./helpers.ts";
 
 const RULES = {
   disabled: ["mcp__everything__gzip-file-as-resource"],
@@ -37,7 +37,7 @@ describe("access rules", () => {
     const call = await callTool(s.id, "mcp__fixture__whoami", {});
     expect(call.status).toBe(403);
     expect(call.body.error).toEqual({ code: "forbidden", message: "tool mcp__fixture__whoami is not available in this session (access policy)" });
-    expect((await fixture("stats")).calls.filter((c: Json) => c.tool === "whoami")).toEqual([]);
+    expect(await upstreamOf(s.id)).toBeNull(); // nothing was ever sent: no MCP session was opened
     const state = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}`)).body;
     expect(state.activations).toEqual(["mcp__fixture__counter_get"]);
     const events = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}/audit?type=denial`)).body.events;

@@ -1,19 +1,16 @@
 // Edge execution inside workerd: POST /v1/sessions/:id/tools/:name/call against real MCP servers
 // over Streamable HTTP (server-everything, and the stateful fault fixture), from the session's
 // Durable Object. Results, argument checks, kept-alive upstream sessions, expiry, faults, result
-// cap, secrets, and closing the upstream session when the session ends.
+// cap, secrets, and closing the upstream session when the session ends. Other test files call the
+// same fixture server meanwhile, so its records are read per MCP session (upstreamOf).
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { SessionDO } from "../../worker/session.ts";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 const EDGE_TOKEN = env.EDGE_TEST_TOKEN;
-import { callTool, callWith, d1Rows, EDGE, edgeSession, fixture, newSession, sessionObject, type Json } from "./helpers.ts";
+import { callTool, callWith, d1Rows, EDGE, edgeSession, fixture, fixtureCalls, newSession, sessionObject, upstreamOf, type Json } from "./helpers.ts";
 
 const sessionAudit = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500`)).body.events as Json[];
-
-beforeEach(async () => {
-  await fixture("reset", {});
-});
 
 describe("a call", () => {
   it("runs a tool that was never loaded, loads it, and answers its CallToolResult", async () => {
@@ -65,7 +62,7 @@ describe("a call", () => {
       expect(r.body.error.message).toMatch(/^invalid arguments for mcp__fixture__counter_add: arguments/);
     }
     expect((await callTool(s.id, "mcp__fixture__counter_add", { n: "three" })).body.error.message).toContain("/n");
-    expect((await fixture("stats")).calls).toEqual([]);
+    expect(await upstreamOf(s.id)).toBeNull(); // nothing was ever sent: no MCP session was opened
     const bad = await callWith(EDGE, "POST", `/v1/sessions/${s.id}/tools/mcp__fixture__counter_add/call`, { arguments: [1] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toBe("arguments: must be an object");
@@ -88,28 +85,33 @@ describe("kept-alive upstream sessions", () => {
     totals.push((await callTool(b.id, "mcp__fixture__counter_add", { n: 10 })).body.structuredContent.total);
     expect(totals).toEqual([2, 5, 10]);
     expect((await callTool(a.id, "mcp__fixture__counter_get", {})).body.content[0].text).toBe("total: 5");
-    const stats = await fixture("stats");
-    expect(stats.initializes).toBe(2);
-    expect(new Set(stats.calls.map((c: Json) => c.session)).size).toBe(2);
+    const [ua, ub] = [await upstreamOf(a.id), await upstreamOf(b.id)];
+    expect(ua).not.toBe(ub);
+    expect((await fixtureCalls(ua)).map((c) => c.tool)).toEqual(["counter_add", "counter_add", "counter_get"]);
+    expect((await fixtureCalls(ub)).map((c) => c.tool)).toEqual(["counter_add"]);
   });
 
   it("concurrent first calls share one upstream session", async () => {
     const s = await edgeSession();
     const results = await Promise.all(Array.from({ length: 6 }, () => callTool(s.id, "mcp__fixture__counter_add", { n: 1 })));
     expect(results.map((r) => r.status)).toEqual(Array(6).fill(200));
+    // each MCP session has its own counter: 6 means all six calls reached one
     expect((await callTool(s.id, "mcp__fixture__counter_get", {})).body.content[0].text).toBe("total: 6");
-    expect((await fixture("stats")).initializes).toBe(1);
+    expect(await fixtureCalls(await upstreamOf(s.id))).toHaveLength(7);
   });
 
   it("a session the server expired is re-initialized, and the result says so", async () => {
     const s = await edgeSession();
     await callTool(s.id, "mcp__fixture__counter_add", { n: 4 });
+    const before = await upstreamOf(s.id);
     await fixture("expire", {});
     const r = await callTool(s.id, "mcp__fixture__counter_add", { n: 1 });
     expect(r.status).toBe(200);
     expect(r.body.content[0].text).toBe("total: 1");
     expect(r.body.content.at(-1).text).toMatch(/the server had ended this session's MCP session; a new one was started/);
-    expect((await fixture("stats")).initializes).toBe(2);
+    const after = await upstreamOf(s.id);
+    expect(after).not.toBe(before);
+    expect((await fixtureCalls(after)).map((c) => c.tool)).toEqual(["counter_add"]);
     expect((await sessionAudit(s.id))[0]).toMatchObject({ outcome: "ok", detail: "upstream session re-initialized" });
     expect((await callTool(s.id, "mcp__fixture__counter_add", { n: 1 })).body.content).toEqual([{ type: "text", text: "total: 2" }]);
   });
@@ -117,21 +119,20 @@ describe("kept-alive upstream sessions", () => {
   it("deleting the session closes its upstream sessions with an HTTP DELETE", async () => {
     const s = await edgeSession();
     await callTool(s.id, "mcp__fixture__counter_add", { n: 1 });
-    const session = (await fixture("stats")).calls[0].session;
+    const session = await upstreamOf(s.id);
     expect((await callWith(EDGE, "DELETE", `/v1/sessions/${s.id}`)).status).toBe(204);
-    const stats = await fixture("stats");
-    expect(stats.deletes).toEqual([session]);
+    expect((await fixture("stats")).deletes).toContain(session);
   });
 
   it("a session that expires closes its upstream sessions too", async () => {
     const s = await edgeSession();
     await callTool(s.id, "mcp__fixture__counter_add", { n: 1 });
-    const session = (await fixture("stats")).calls[0].session;
+    const session = await upstreamOf(s.id);
     const stub = sessionObject(s.id);
     await runInDurableObject(stub, (_o: SessionDO, state) => void state.storage.sql.exec("UPDATE session SET last_used_at = 0"));
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect((await callWith(EDGE, "GET", `/v1/sessions/${s.id}`)).status).toBe(404);
-    expect((await fixture("stats")).deletes).toEqual([session]);
+    expect((await fixture("stats")).deletes).toContain(session);
   });
 });
 
@@ -157,7 +158,7 @@ describe("faults", () => {
   it("a 500 from the server is a 502 naming the server; the session survives it", async () => {
     const s = await edgeSession();
     await callTool(s.id, "mcp__fixture__counter_add", { n: 7 });
-    await fixture("fail500", { count: 1 });
+    await fixture("fail500", { count: 1, session: await upstreamOf(s.id) });
     const r = await callTool(s.id, "mcp__fixture__counter_get", {});
     expect(r.status).toBe(502);
     expect(r.body.error.message).toBe(`server fixture failed on mcp__fixture__counter_get: HTTP 500: Error POSTing to endpoint: {"error":"injected failure"}`);
@@ -183,7 +184,7 @@ describe("secrets", () => {
     const r = await callTool(s.id, "mcp__fixture__whoami", {});
     expect(r.status).toBe(200);
     // the server got the secret; the answer shows it redacted
-    expect((await fixture("stats")).calls[0].authorization).toBe(`Bearer ${EDGE_TOKEN}`);
+    expect((await fixtureCalls(await upstreamOf(s.id)))[0]).toMatchObject({ tool: "whoami", authorization: `Bearer ${EDGE_TOKEN}` });
     expect(r.body.content[0].text).toBe("authorization: Bearer [redacted]");
     await callTool(s.id, "mcp__fixture__slow", { ms: 8000 });
     const everything = [r.text, JSON.stringify(await sessionAudit(s.id)), JSON.stringify(await d1Rows()), (await callWith(EDGE, "GET", "/v1/audit?limit=500")).text];

@@ -82,3 +82,14 @@ export async function fixture(path: string, body?: unknown): Promise<Json> {
 export async function d1Rows(where = "", ...binds: unknown[]): Promise<Json[]> {
   return (await env.AUDIT.prepare(`SELECT * FROM audit_events ${where} ORDER BY id`).bind(...binds).all()).results;
 }
+
+/** The fixture server's MCP session a session object stores (test files share that server). */
+export async function upstreamOf(id: string, server = "fixture"): Promise<string | null> {
+  const { runInDurableObject } = await import("cloudflare:test");
+  return runInDurableObject(sessionObject(id), (_o, state) => (state.storage.sql.exec<{ session_id: string }>("SELECT session_id FROM upstream WHERE server = ?", server).toArray()[0]?.session_id ?? null));
+}
+
+/** The fixture's record of calls made in one MCP session. */
+export async function fixtureCalls(session: string | null): Promise<Json[]> {
+  return ((await fixture("stats")).calls as Json[]).filter((c) => c.session === session);
+}
