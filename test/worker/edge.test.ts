@@ -69,6 +69,15 @@ describe("a call", () => {
     expect((await sessionAudit(s.id)).filter((e: Json) => e.type === "call").map((e: Json) => e.outcome)).toEqual(Array(4).fill("invalid_arguments"));
   });
 
+  it("a bad request names what is wrong: unknown field, bad name, unknown session", async () => {
+    const s = await edgeSession();
+    const extra = await callWith(EDGE, "POST", `/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { arguments: { message: "x" }, timeout: 5 });
+    expect(extra.body.error).toEqual({ code: "bad_request", message: 'unknown field "timeout"' });
+    const name = await callTool(s.id, "mcp.everything.echo", { message: "x" });
+    expect(name.body.error.message).toBe("name: must be an exposed tool name (letters, digits, _ and -, at most 64)");
+    expect((await callTool(`ses_${"A".repeat(32)}`, "mcp__everything__echo", { message: "x" })).status).toBe(404);
+  });
+
   it("a server without a SERVERS entry stays client-executed: 409 not_executable", async () => {
     const s = await newSession();
     const r = await callWith({}, "POST", `/v1/sessions/${s.id}/tools/mcp__shop__get_order/call`, { arguments: { order_id: "1" } });
