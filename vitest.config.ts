@@ -13,9 +13,9 @@ const TEST_API_KEYS = JSON.stringify({ "test-key-tenant-a-000000": "tenant-a", "
 
 // the workers project serves test/worker/catalogs/: build it before workerd starts
 await prepareWorkerCatalogs();
-const edgePorts = { everything: await freePort(), fixture: await freePort() };
+const edgePorts = { everything: await freePort(), fixture: await freePort(), legacy: await freePort() };
 process.env.TOOLSEARCH_EDGE_PORTS = JSON.stringify(edgePorts);
-const edgeUrls = { everything: `http://127.0.0.1:${edgePorts.everything}/mcp`, fixture: `http://127.0.0.1:${edgePorts.fixture}/mcp` };
+const edgeUrls = { everything: `http://127.0.0.1:${edgePorts.everything}/mcp`, fixture: `http://127.0.0.1:${edgePorts.fixture}/mcp`, legacy: `http://127.0.0.1:${edgePorts.legacy}/sse` };
 const migrations = await readD1Migrations("worker/migrations");
 
 export default defineConfig({

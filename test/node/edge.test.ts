@@ -58,12 +58,14 @@ afterAll(async () => {
 });
 
 describe("edge calls in wrangler dev", () => {
-  it("runs tools on real MCP servers: text, structured content (a tool with an outputSchema), a secret header", async () => {
+  it("runs tools on real MCP servers: text, structured content (a tool with an outputSchema), legacy SSE, a secret header", async () => {
     const s = (await api("POST", "/v1/sessions", { model: "gpt-4o", deferral: "on" })).body;
     const echo = await api("POST", `/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { arguments: { message: "from the edge" } });
     expect(echo).toEqual({ status: 200, body: { content: [{ type: "text", text: "Echo: from the edge" }] } });
     const structured = await api("POST", `/v1/sessions/${s.id}/tools/mcp__everything__get-structured-content/call`, { arguments: { location: "Chicago" } });
     expect(structured.body.structuredContent).toMatchObject({ temperature: expect.any(Number), conditions: expect.any(String) });
+    const legacy = await api("POST", `/v1/sessions/${s.id}/tools/mcp__legacy__echo/call`, { arguments: { message: "over SSE" } });
+    expect(legacy.body).toEqual({ content: [{ type: "text", text: "Echo: over SSE" }] });
     const who = await api("POST", `/v1/sessions/${s.id}/tools/mcp__fixture__whoami/call`, {});
     expect(who.body.content[0].text).toBe("authorization: Bearer [redacted]");
     expect((await stats()).calls.find((c: Json) => c.tool === "whoami").authorization).toBe(`Bearer ${EDGE_TOKEN}`);

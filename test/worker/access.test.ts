@@ -21,7 +21,7 @@ describe("access rules", () => {
     expect(names).toContain("mcp__everything__echo");
     for (const hidden of ["mcp__fixture__whoami", "mcp__fixture__wipe_all", "mcp__everything__gzip-file-as-resource"]) expect(names).not.toContain(hidden);
     // unannotated destructiveHint defaults to true (MCP): none here, so only wipe_all goes
-    expect(names).toHaveLength(21 - 3);
+    expect(names).toHaveLength(23 - 3);
     const r = await searchAs(s.id, "wipe delete every record store whoami authorization gzip");
     expect(r.status).toBe(200);
     for (const m of r.body.matches) expect(["mcp__fixture__whoami", "mcp__fixture__wipe_all", "mcp__everything__gzip-file-as-resource"]).not.toContain(m.name);

@@ -6,7 +6,7 @@ import "./provided.d.ts";
 import { startEdgeServers } from "../fixtures/edge-servers.ts";
 
 export default async function setup(project: TestProject) {
-  const ports = JSON.parse(process.env.TOOLSEARCH_EDGE_PORTS ?? "{}") as { everything?: number; fixture?: number };
+  const ports = JSON.parse(process.env.TOOLSEARCH_EDGE_PORTS ?? "{}") as { everything?: number; fixture?: number; legacy?: number };
   const servers = await startEdgeServers(ports);
   project.provide("edgeFixture", servers.fixtureBase);
   project.provide("edgeEverything", servers.everything);

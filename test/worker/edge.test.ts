@@ -42,6 +42,13 @@ describe("a call", () => {
     expect(links.body.content.filter((c: Json) => c.type === "resource_link")).toHaveLength(2);
   });
 
+  it("reaches a server that speaks only the legacy HTTP+SSE transport", async () => {
+    const s = await edgeSession();
+    const r = await callTool(s.id, "mcp__legacy__get-sum", { a: 2, b: 3 });
+    expect(r).toMatchObject({ status: 200, body: { content: [{ type: "text", text: "The sum of 2 and 3 is 5." }] } });
+    expect(await upstreamOf(s.id, "legacy")).toBeNull(); // an SSE session lives as long as its stream: none is stored
+  });
+
   it("a tool's own failure is 200 with isError; unknown names are 404 with the closest names", async () => {
     const s = await edgeSession();
     const r = await callTool(s.id, "mcp__fixture__fail", {});
