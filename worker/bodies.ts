@@ -44,6 +44,7 @@ const createBody = z
     contextWindow: int(1000, 100_000_000).optional(),
     activation: z.enum(["inject", "proxy"], { errorMap: () => ({ message: 'must be "inject" or "proxy"' }) }).default("inject"),
     listing: z.enum(LISTING_REQUESTS, { errorMap: () => ({ message: LISTING_RULE }) }).optional(),
+    execution: z.enum(["client", "edge"], { errorMap: () => ({ message: 'must be "client" or "edge"' }) }).default("client"),
   })
   .strict();
 
@@ -82,6 +83,13 @@ const searchBody = z
 
 export type SearchBody = z.infer<typeof searchBody>;
 export const parseSearchBody = (v: unknown): SearchBody => check(searchBody, v);
+
+const callBody = z
+  .object({ arguments: z.record(z.unknown(), { invalid_type_error: "must be an object" }).default({}) })
+  .strict();
+
+export type CallBody = z.infer<typeof callBody>;
+export const parseCallBody = (v: unknown): CallBody => check(callBody, v);
 
 export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const MAX_MESSAGES = 2000;

@@ -12,6 +12,7 @@
 import { EXPOSED_NAME_RE } from "./core/catalog.ts";
 import { canonicalJson } from "./core/canonical.ts";
 import type { ChatMessage, SessionView } from "./core/chat.ts";
+import type { AccessView } from "./core/access.ts";
 import { planClientTools, type ClientPlan, type ClientToolSet, type PlanContext } from "./core/client-tools.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import type { PolicyConfig } from "./core/policy.ts";
@@ -53,9 +54,9 @@ function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): 
 }
 
 /** What a conversation is: the same for every step and turn of it, different for another. */
-function conversationKey(body: ChatBody, set: ClientToolSet, profile: string, activation: string, listing: string | undefined): string {
+function conversationKey(body: ChatBody, set: ClientToolSet, options: { profile: string; activation: string; listing?: string; execution: string }): string {
   const first = (...roles: ChatMessage["role"][]) => body.messages.find((m) => roles.includes(m.role))?.content ?? null;
-  return canonicalJson({ model: body.model, profile, activation, listing, tools: set.hash, system: first("system", "developer"), user: first("user") });
+  return canonicalJson({ model: body.model, ...options, tools: set.hash, system: first("system", "developer"), user: first("user") });
 }
 
 async function begin(c: RouteContext, body: ChatBody, chain: string[], set: ClientToolSet, core: string[]) {
@@ -71,13 +72,14 @@ async function begin(c: RouteContext, body: ChatBody, chain: string[], set: Clie
   if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
   const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
   const listing = parseListing(c.request.headers.get("x-toolsearch-listing"), "x-toolsearch-listing");
+  const execution = executionHeader(c) ?? "client";
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
-  const id = await keyedSessionId(c, key !== undefined ? `prompt_cache_key\u0000${key}` : `conversation\u0000${conversationKey(body, set, profile, activation, listing)}`);
+  const id = await keyedSessionId(c, key !== undefined ? `prompt_cache_key\u0000${key}` : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`);
   const stub = sessionStub(c, id);
   const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
   if (begun) return { ...begun, stub };
   // first request of this session: create it, with the plan for the tools it declares
-  const { init, cat } = await sessionInit(c, { model: body.model, profile, deferral: "auto", activation, listing }, id);
+  const { init, cat } = await sessionInit(c, { model: body.model, profile, deferral: "auto", activation, listing, execution }, id);
   init.clientTools = planClientTools(set, core, planContext(init, cat, settings(c.env).policy));
   const state = await stub.create(init);
   if (state) return { state, splices: [], stub };
@@ -90,6 +92,7 @@ async function begin(c: RouteContext, body: ChatBody, chain: string[], set: Clie
 export async function chatSession(c: RouteContext, body: ChatBody, chain: string[], set: ClientToolSet): Promise<ChatSession> {
   const core = coreNames(c);
   const { state, splices, stub } = await begin(c, body, chain, set, core);
+  checkExecution(c, state);
   remember(c, state);
   const cat = await sessionCatalog(c, state);
   const stored = state.clientTools;
@@ -113,11 +116,32 @@ export function chatView(state: SessionState, plan: ClientPlan): SessionView {
   };
 }
 
-/** Record activations in the session object; client tools kept loaded answer as already loaded. */
+/** Record activations in the session object (audited as chat); client tools kept loaded answer as already loaded. */
 export function activateIn(stub: SessionStub, plan: ClientPlan): Activate {
   const kept = new Set(plan.kept);
-  return async (names, query) => {
-    const r = await stub.activate(names.filter((n) => !kept.has(n)), query);
+  return async (names, query, audit) => {
+    const r = await stub.activate(names.filter((n) => !kept.has(n)), query, { ...audit, via: "chat" });
     return r && { ...r, alreadyLoaded: [...names.filter((n) => kept.has(n)), ...r.alreadyLoaded] };
   };
+}
+
+/** The session's access view over the union with the client's tools: access rules govern catalog tools only. */
+export function clientAccess(view: AccessView, set: ClientToolSet): AccessView {
+  if (!view.candidates || !set.tools.length) return view;
+  return { candidates: new Set([...view.candidates, ...set.tools.map((t) => t.function.name)]), denied: view.denied };
+}
+
+/** x-toolsearch-execution, for a session this request creates (or must match the named one's). */
+function executionHeader(c: RouteContext): "client" | "edge" | undefined {
+  const v = c.request.headers.get("x-toolsearch-execution");
+  if (v === null) return undefined;
+  if (v !== "client" && v !== "edge") throw new ToolsearchError("bad_request", 'x-toolsearch-execution: must be "client" or "edge"');
+  return v;
+}
+
+/** A header asking for another execution mode than the session was created with is a conflict. */
+function checkExecution(c: RouteContext, state: SessionState): void {
+  const asked = executionHeader(c);
+  const has = state.execution ?? "client";
+  if (asked && asked !== has) throw new ToolsearchError("conflict", `x-toolsearch-execution: session ${state.id.slice(0, 40)} runs with execution "${has}", set when it was created`);
 }

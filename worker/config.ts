@@ -1,9 +1,12 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
-// defer policy, and the agent endpoint's upstream (OPENAI_API_KEY is a secret). Parsed once per isolate; a bad value is a clear 500-class config error.
+// defer and access policy, the agent endpoint's upstream (OPENAI_API_KEY is a secret), and edge
+// execution (SERVERS, result cap, audit arguments, edge-call rounds). Parsed once per isolate; a
+// bad value is a clear 500-class config error.
 
 import { ToolsearchError } from "./core/errors.ts";
 import { LISTING_FORMS } from "./core/listing.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
+import { parseServers, type Servers } from "./core/servers.ts";
 import type { UpstreamConfig } from "./upstream.ts";
 
 export interface Settings {
@@ -13,6 +16,12 @@ export interface Settings {
   /** the agent endpoint: upstream model server and loop bound */
   upstream: UpstreamConfig;
   maxHops: number;
+  /** edge execution: how catalog servers are reached, and the limits of a call */
+  servers: Servers;
+  resultMaxBytes: number;
+  maxEdgeRounds: number;
+  /** AUDIT_ARGUMENTS=store keeps argument values in audit rows (default: digest and size only) */
+  storeArguments: boolean;
 }
 
 function positive(env: Env, name: keyof Env, fallback: number, min = 1): number {
@@ -35,6 +44,7 @@ export function settings(env: Env): Settings {
     models: { ...p.models },
     profiles: { default: {}, ...p.profiles },
     listingBudget: p.listingBudget ?? DEFAULT_POLICY.listingBudget,
+    access: p.access,
   };
   if (typeof policy.listingBudget !== "number" || !(policy.listingBudget >= 0 && policy.listingBudget <= 1)) {
     throw new ToolsearchError("internal", `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`);
@@ -51,7 +61,20 @@ export function settings(env: Env): Settings {
     timeoutMs: positive(env, "UPSTREAM_TIMEOUT_MS", 120_000),
     maxRetries: positive(env, "UPSTREAM_MAX_RETRIES", 2, 0),
   };
-  const s = { catalogFile: String(env.CATALOG), ttlMs: ttl * 1000, policy, upstream, maxHops: positive(env, "MAX_HOPS", 4, 0) };
+  const vars = env as unknown as Record<string, unknown>;
+  const audit = String(vars.AUDIT_ARGUMENTS ?? "digest");
+  if (audit !== "digest" && audit !== "store") throw new ToolsearchError("internal", `AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
+  const s: Settings = {
+    catalogFile: String(env.CATALOG),
+    ttlMs: ttl * 1000,
+    policy,
+    upstream,
+    maxHops: positive(env, "MAX_HOPS", 4, 0),
+    servers: parseServers(vars.SERVERS),
+    resultMaxBytes: positive(env, "CALL_RESULT_MAX_BYTES", 262_144, 1024),
+    maxEdgeRounds: positive(env, "MAX_EDGE_ROUNDS", 8, 1),
+    storeArguments: audit === "store",
+  };
   cached = { env, settings: s };
   return s;
 }

@@ -9,6 +9,8 @@ import { ToolsearchError } from "./core/errors.ts";
 import { labelFromFile, loadCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import { json, type Route, type RouteContext } from "./http.ts";
+import { auditRoutes } from "./routes/audit.ts";
+import { callRoutes } from "./routes/calls.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -17,7 +19,7 @@ import { sessionRoutes } from "./routes/sessions.ts";
 
 export { SessionDO } from "./session.ts";
 
-const routes: Route[] = [...pageRoutes, ...healthRoutes, ...catalogRoutes, ...sessionRoutes, ...chatRoutes];
+const routes: Route[] = [...pageRoutes, ...healthRoutes, ...catalogRoutes, ...sessionRoutes, ...callRoutes, ...auditRoutes, ...chatRoutes];
 
 function match(method: string, path: string): { route: Route; params: Record<string, string> } | "wrong-method" | null {
   let pathMatched = false;

@@ -1,17 +1,26 @@
 // SessionDO: one Durable Object per session, SQLite storage. It stores what was frozen when the
-// session started (catalog, model, profile, mode, system section, core tools), the plan for the
-// tools the client declares on the chat endpoint, the activations in order, an event log, and the
-// chat endpoint's splices (what upstream saw that the client did not). Every method uses only
-// synchronous ctx.storage.sql, so concurrent calls run one at a time and cannot lose or duplicate
-// an activation. Idle sessions expire via an alarm; deletion removes everything.
+// session started (catalog, model, profile, mode, system section, core tools, the tenant's access
+// rules, execution mode), the plan for the tools the client declares on the chat endpoint, the
+// activations in order, an event log, the chat endpoint's splices (what upstream saw that the
+// client did not), the kept-alive upstream MCP sessions, and the audit rows (written in the same
+// transaction as the state they describe; undelivered rows are the outbox to D1). State changes
+// use synchronous ctx.storage.sql in transactions, so concurrent calls cannot lose or duplicate an
+// activation. One alarm serves both the idle-session TTL and the outbox retry (the earlier of the
+// two). Deletion closes the upstream sessions and removes everything but undelivered audit rows,
+// which stay until D1 has them.
 
 import { DurableObject } from "cloudflare:workers";
+import type { AccessRules } from "./core/access.ts";
+import { argsDigest } from "./core/call-result.ts";
+import { auditRow, eventId, type AuditInput, type AuditQuery } from "./core/audit.ts";
 import type { Activation as ActivationMode } from "./core/chat.ts";
 import type { ClientPlan } from "./core/client-tools.ts";
 import type { ListingForm } from "./core/listing.ts";
 import type { Deferral, Mode } from "./core/policy.ts";
 import type { Splice } from "./core/splice.ts";
-import type { ActivationResult } from "./core/tool-search.ts";
+import type { ActivationResult, ActivationAudit } from "./core/tool-search.ts";
+import { AUDIT_SCHEMA, insertAudit, listSessionAudit, Outbox, outboxSize } from "./audit-store.ts";
+import { closeUpstreamSessions, executeCall, UPSTREAM_SCHEMA, type CallContext, type CallOutcome } from "./execution.ts";
 
 export interface SessionInit {
   id: string;
@@ -33,6 +42,14 @@ export interface SessionInit {
   contextWindow?: number;
   /** the plan for the tools the client declares on the chat endpoint; absent: none declared */
   clientTools?: ClientPlan;
+  /** the API key's tenant (sessions from before edge execution: read from the object's name) */
+  tenant?: string;
+  /** the tenant's access rules, frozen with the prompt (absent: every tool) */
+  access?: AccessRules;
+  /** who runs catalog tools on the chat endpoint: the client (default) or the Worker */
+  execution?: "client" | "edge";
+  /** AUDIT_ARGUMENTS=store when the session started: audit rows keep argument values */
+  storeArguments?: boolean;
 }
 
 export interface SessionState extends SessionInit {
@@ -51,11 +68,16 @@ const MAX_SPLICES = 500;
 
 export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
+  private seq = 0;
+  private outbox: Outbox;
+  /** the alarm this instance last set (null: none; undefined: not known since the object started) */
+  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.migrate();
+    this.outbox = new Outbox(this.sql, env.AUDIT, () => this.schedule(), (p) => ctx.waitUntil(p));
   }
 
   /** Schema, created once per object (IF NOT EXISTS: also after deleteAll). */
@@ -65,7 +87,45 @@ export class SessionDO extends DurableObject<Env> {
         id TEXT PRIMARY KEY, data TEXT NOT NULL, created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);`);
+      CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);
+      ${AUDIT_SCHEMA} ${UPSTREAM_SCHEMA}`);
+  }
+
+  private init(): SessionInit | null {
+    const r = this.row();
+    return r ? (JSON.parse(r.data) as SessionInit) : null;
+  }
+
+  /** Audit rows for `events` (call inside the transaction that writes the state they describe). */
+  writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): void {
+    const tenant = init.tenant ?? this.ctx.id.name?.split("/")[0] ?? "";
+    insertAudit(this.sql, events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id)));
+  }
+
+  /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
+  kickDelivery(): Promise<void> {
+    return this.outbox.kick();
+  }
+
+  /**
+   * The one alarm: at or before the earlier of the session's expiry and the outbox retry, or none
+   * when neither is left. An alarm already set earlier stays (its handler re-checks and moves it),
+   * so a busy session does not rewrite its alarm on every call. Computed and issued with no await
+   * in between: storage calls run in issue order, so the last one issued reflects the latest state.
+   */
+  private schedule(): Promise<void> {
+    const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
+    if (!r) this.sql.exec("DELETE FROM audit WHERE delivered = 1");
+    const expiry = r ? r.last_used_at + r.ttl_ms : Infinity;
+    const retry = outboxSize(this.sql) ? Date.now() + Math.max(this.outbox.retryMs, 1000) : Infinity;
+    const next = Math.min(expiry, retry);
+    if (next === Infinity) {
+      this.alarmAt = null;
+      return this.ctx.storage.deleteAlarm();
+    }
+    if (typeof this.alarmAt === "number" && this.alarmAt <= next) return Promise.resolve();
+    this.alarmAt = next;
+    return this.ctx.storage.setAlarm(next);
   }
 
   private row(): { data: string; created_at: number; last_used_at: number } | undefined {
@@ -81,7 +141,8 @@ export class SessionDO extends DurableObject<Env> {
     if (this.row()) return null;
     const now = Date.now();
     this.sql.exec("INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)", init.id, JSON.stringify(init), now, now, init.ttlMs);
-    await this.ctx.storage.setAlarm(now + init.ttlMs);
+    this.alarmAt = now + init.ttlMs;
+    await this.ctx.storage.setAlarm(this.alarmAt);
     return { ...init, activations: [], createdAt: now, lastUsedAt: now };
   }
 
@@ -135,14 +196,18 @@ export class SessionDO extends DurableObject<Env> {
 
   /**
    * Record a toolSearch: activate `names` not yet loaded (core tools count as loaded), in order,
-   * and log the query. Null if the session does not exist.
+   * and log the query, with its audit rows (search, activations, denials). Null if the session
+   * does not exist. A query `call:<name>` is the load a call makes: audited as activation only.
    */
-  activate(names: string[], query: string): ActivationResult | null {
+  async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult | null> {
+    const digest = await argsDigest({ query });
     // one transaction: a failure part-way (storage error, reset) must not leave half an activation
-    return this.ctx.storage.transactionSync(() => {
+    const result = this.ctx.storage.transactionSync(() => {
       const r = this.row();
       if (!r) return null;
-      const core = new Set((JSON.parse(r.data) as SessionInit).coreTools);
+      const init = JSON.parse(r.data) as SessionInit;
+      const storeArgs = init.storeArguments === true;
+      const core = new Set(init.coreTools);
       const now = Date.now();
       const loaded: string[] = [];
       const alreadyLoaded: string[] = [];
@@ -156,8 +221,34 @@ export class SessionDO extends DurableObject<Env> {
       }
       this.sql.exec("INSERT INTO events (at, query, loaded) VALUES (?, ?, ?)", now, query, JSON.stringify(loaded));
       this.sql.exec("UPDATE session SET last_used_at = ?", now);
+      const via = audit.via ?? "rest";
+      const events: AuditInput[] = [];
+      if (!query.startsWith("call:")) {
+        const detail = `${audit.matched ?? names.length} matched; loaded ${loaded.length}, already loaded ${alreadyLoaded.length}`;
+        events.push({ type: "search", tool: null, outcome: "ok", via, ...digest, detail, arguments: storeArgs ? digest.canonical : null });
+      }
+      for (const name of loaded) events.push({ type: "activation", tool: name, outcome: "ok", via });
+      for (const d of audit.denied ?? []) events.push({ type: "denial", tool: d.name, outcome: "denied", via, detail: d.reason });
+      this.writeAudit(init, events, now);
       return { loaded, alreadyLoaded, activations: this.activationNames() };
     });
+    if (result) void this.kickDelivery();
+    return result;
+  }
+
+  /** Run one catalog tool on its server: the one execution path (worker/execution.ts). */
+  async callTool(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
+    const init = this.init();
+    if (!init) return { ok: false, code: "not_found", message: "the session does not exist" };
+    const outcome = await executeCall(this, this.ctx.storage, this.env, init, name, args, context);
+    void this.kickDelivery();
+    return outcome;
+  }
+
+  /** This session's audit events, newest first (its own rows: complete even while D1 is down). */
+  audit(q: AuditQuery) {
+    if (!this.row()) return null;
+    return listSessionAudit(this.sql, q);
   }
 
   events(): Array<{ at: number; query: string; loaded: string[] }> {
@@ -182,19 +273,28 @@ export class SessionDO extends DurableObject<Env> {
     return { activations, searches: this.events(), splices };
   }
 
-  /** Delete everything this session stored. False if there was nothing. */
+  /**
+   * Delete the session: close its upstream MCP sessions (HTTP DELETE), then remove everything it
+   * stored except audit rows D1 does not have yet. False if there was no session.
+   */
   async remove(): Promise<boolean> {
-    const existed = !!this.row();
-    await this.ctx.storage.deleteAll();
-    this.migrate();
-    return existed;
+    const init = this.init();
+    if (init) await closeUpstreamSessions(this.sql, this.env, init);
+    this.ctx.storage.transactionSync(() => {
+      for (const t of ["session", "activations", "events", "splices", "upstream"]) this.sql.exec(`DELETE FROM ${t}`);
+      this.sql.exec("DELETE FROM audit WHERE delivered = 1");
+    });
+    if (outboxSize(this.sql)) await this.kickDelivery();
+    else await this.schedule();
+    return !!init;
   }
 
   async alarm(): Promise<void> {
+    // alarms may fire more than once: delivery is idempotent, and expiry checks the clock
+    this.alarmAt = undefined;
+    await this.kickDelivery();
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
-    if (!r) return; // already deleted: nothing to do (alarms may fire more than once)
-    const expires = r.last_used_at + r.ttl_ms;
-    if (Date.now() >= expires) await this.remove();
-    else await this.ctx.storage.setAlarm(expires);
+    if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
+    else await this.schedule();
   }
 }

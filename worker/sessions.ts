@@ -2,6 +2,7 @@
 // the catalog a session started with, and creation. A session's object is named `<tenant>/<id>`,
 // so another tenant's id names an object that holds nothing: the same 404 as an unknown id.
 
+import { accessFor, accessView, type AccessView } from "./core/access.ts";
 import type { Activation } from "./core/chat.ts";
 import { sha256Hex } from "./core/canonical.ts";
 import { ToolsearchError } from "./core/errors.ts";
@@ -13,7 +14,7 @@ import type { SessionDO, SessionInit, SessionState } from "./session.ts";
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 export type SessionStub = DurableObjectStub<SessionDO>;
-export type CreateRequest = SessionRequest & { activation: Activation };
+export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge" };
 
 const idOf = (bytes: Uint8Array) => `ses_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
 
@@ -92,13 +93,25 @@ export async function sessionCatalog(c: RouteContext, state: Pick<SessionState, 
   return cat;
 }
 
-/** What a new session on the pinned catalog stores: its frozen fields, decided now. */
+/** What a session may see of its catalog (its tenant's access rules, frozen at creation). */
+export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access">): AccessView {
+  return accessView(cat.tools, state.access);
+}
+
+/**
+ * What a new session on the pinned catalog stores: its frozen fields, decided now. The tenant's
+ * access view is frozen like the prompt: denied tools are not in the deferred section.
+ */
 export async function sessionInit(c: RouteContext, req: CreateRequest, id = newSessionId()): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
-  const { catalogFile, policy, ttlMs } = settings(c.env);
+  const { catalogFile, policy, ttlMs, storeArguments } = settings(c.env);
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
-  const frozen = freezeSession(cat.catalog, policy, req);
+  const access = accessFor(policy.access, c.tenant);
+  const view = accessView(cat.tools, access);
+  const visible = view.candidates ? cat.catalog.tools.filter((t) => view.candidates!.has(t.name)) : cat.catalog.tools;
+  const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
   const { model, profile, activation, deferral, contextWindow } = req;
-  return { init: { id, catalogFile, catalogHash: cat.catalog.hash, model, profile, ttlMs, activation, deferral, contextWindow, ...frozen }, cat };
+  const init: SessionInit = { id, catalogFile, catalogHash: cat.catalog.hash, model, profile, ttlMs, activation, deferral, contextWindow, tenant: c.tenant, access, execution: req.execution ?? "client", storeArguments, ...frozen };
+  return { init, cat };
 }
 
 /** A new session with a random id (POST /v1/sessions). */

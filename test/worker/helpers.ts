@@ -39,7 +39,7 @@ export async function callWith(vars: Record<string, unknown>, method: string, pa
   const res = await worker.fetch(request(method, path, body, headers), { ...env, ...vars } as Env, ctx);
   await waitOnExecutionContext(ctx);
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json };
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json, text };
 }
 
 export async function newSession(body: Record<string, unknown> = { model: "gpt-4o", deferral: "on" }) {
@@ -53,3 +53,43 @@ export const promptOf = async (id: string, format = "openai") => (await call("GE
 
 /** The Durable Object of a session, named as the Worker names it: `<tenant>/<id>`. */
 export const sessionObject = (id: string, tenant = "tenant-a") => env.SESSIONS.getByName(`${tenant}/${id}`);
+
+// Edge execution: sessions on the `edge` catalog (server-everything and the fixture server, which
+// edge-setup.ts runs and SERVERS names), with the policy's access rules overridden per test.
+export const EDGE = { CATALOG: "edge@1.0.0.json" };
+
+export function edgeVars(access?: Record<string, unknown>): Record<string, unknown> {
+  return access ? { ...EDGE, POLICY: { ...(env.POLICY as object), access } } : EDGE;
+}
+
+export async function edgeSession(access?: Record<string, unknown>, headers?: Record<string, string>, body: Record<string, unknown> = {}) {
+  const r = await callWith(edgeVars(access), "POST", "/v1/sessions", { model: "gpt-4o", deferral: "on", ...body }, headers);
+  if (r.status !== 201) throw new Error(`session create failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body as Json;
+}
+
+export const callTool = (id: string, name: string, args: unknown, headers?: Record<string, string>) =>
+  callWith(EDGE, "POST", `/v1/sessions/${id}/tools/${name}/call`, args === undefined ? {} : { arguments: args }, headers);
+
+/** The fixture server's /_control routes (stats, expire, fail500, reset). */
+export async function fixture(path: string, body?: unknown): Promise<Json> {
+  const { inject } = await import("vitest");
+  const res = await fetch(`${inject("edgeFixture")}/_control/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  return res.json();
+}
+
+/** Every audit row of tenant A in D1, oldest first. */
+export async function d1Rows(where = "", ...binds: unknown[]): Promise<Json[]> {
+  return (await env.AUDIT.prepare(`SELECT * FROM audit_events ${where} ORDER BY id`).bind(...binds).all()).results;
+}
+
+/** The fixture server's MCP session a session object stores (test files share that server). */
+export async function upstreamOf(id: string, server = "fixture"): Promise<string | null> {
+  const { runInDurableObject } = await import("cloudflare:test");
+  return runInDurableObject(sessionObject(id), (_o, state) => (state.storage.sql.exec<{ session_id: string }>("SELECT session_id FROM upstream WHERE server = ?", server).toArray()[0]?.session_id ?? null));
+}
+
+/** The fixture's record of calls made in one MCP session. */
+export async function fixtureCalls(session: string | null): Promise<Json[]> {
+  return ((await fixture("stats")).calls as Json[]).filter((c) => c.session === session);
+}

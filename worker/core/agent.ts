@@ -7,7 +7,12 @@
 // message (with any text said in hidden rounds) reaches the client, and a splice records what the
 // client did not see. Tools the client declared are resolved through `catalog` like catalog tools
 // (client-tools.ts), so a deferred one is loaded on its first call.
+// With edge execution, calls to catalog tools of reachable servers are run here too (io.execute,
+// the session's one execution path) and their results answered in a hidden round; edge rounds have
+// their own limit (`edge.maxRounds`), apart from the search rounds (`maxHops`). Catalog tools the
+// session's access view denies are refused by name, never loaded or passed on.
 
+import { notAvailable, type AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { CALL_TOOL_NAME, textOf, upstreamTools, addUsage, emptyUsage, type ChatMessage, type OpenAITool, type SessionView, type ToolCall, type Usage } from "./chat.ts";
 import { ToolsearchError } from "./errors.ts";
@@ -26,6 +31,8 @@ export interface ModelTurn {
 export interface AgentIO {
   callModel(request: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown }): Promise<ModelTurn>;
   activate: Activate;
+  /** run a catalog tool at the edge; the text is the tool message the model gets */
+  execute?(name: string, args: Record<string, unknown>): Promise<string>;
 }
 
 export interface AgentInput {
@@ -36,6 +43,10 @@ export interface AgentInput {
   messages: readonly ChatMessage[];
   clientToolChoice?: unknown;
   maxHops: number;
+  /** the session's access view (absent: every tool); client tools are never denied */
+  view?: AccessView;
+  /** edge execution: the servers the Worker reaches, and the most hidden rounds of edge calls */
+  edge?: { servers: ReadonlySet<string>; maxRounds: number };
 }
 
 export interface AgentResult {
@@ -48,7 +59,7 @@ export interface AgentResult {
   splice: Omit<Splice, "at" | "prefix"> | null;
 }
 
-type Verdict = { call: ToolCall; client: ToolCall } | { call: ToolCall; answer: string };
+type Verdict = { call: ToolCall; client: ToolCall } | { call: ToolCall; answer: string; edge?: true };
 
 function toolResult(call: ToolCall, content: string): ChatMessage {
   return { role: "tool", tool_call_id: call.id, content };
@@ -61,8 +72,11 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
   const hidden: ChatMessage[] = [];
   let usage = emptyUsage();
   let text = "";
+  const rounds = { search: 0, edge: 0 };
+  const maxEdge = input.edge?.maxRounds ?? 0;
   for (let hop = 0; ; hop++) {
-    const last = hop === maxHops;
+    // either budget spent: the next call is the last, and the model must answer
+    const last = rounds.search >= maxHops || (input.edge !== undefined && rounds.edge >= maxEdge);
     const turn = await io.callModel({
       messages: [...input.messages, ...hidden],
       tools: upstreamTools(clientTools, session, catalog.byName),
@@ -82,7 +96,9 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       const changed = hidden.length > 0 || rewritten || messageSig(message) !== messageSig(turn.message);
       return { message, finishReason: turn.finishReason, usage, hops: hop + 1, splice: changed ? { hidden, reply: { sig: messageSig(message), upstream: turn.message } } : null };
     }
-    if (last) throw new ToolsearchError("upstream_error", `the model kept calling ${TOOL_SEARCH_NAME} after ${maxHops} rounds (maxHops) and tool_choice "none"`);
+    if (last) throw new ToolsearchError("upstream_error", `the model kept calling tools after ${rounds.search} search and ${rounds.edge} edge rounds (limits ${maxHops} and ${maxEdge}) and tool_choice "none"`);
+    if (verdicts.some((v) => "edge" in v)) rounds.edge++;
+    else rounds.search++;
     hidden.push(turn.message);
     for (const v of verdicts) {
       hidden.push(toolResult(v.call, "answer" in v ? v.answer : `Not run: this call was made together with calls that needed an answer first. Call ${v.call.function.name} again.`));
@@ -98,7 +114,7 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       } catch {
         return { call, answer: "Error: toolSearch arguments are not valid JSON; pass {\"query\": \"...\"}." };
       }
-      const answer = await answerToolSearch(catalog, session, args?.query, args?.limit, io.activate);
+      const answer = await answerToolSearch(catalog, session, args?.query, args?.limit, io.activate, input.view, "chat");
       if (!answer) throw new ToolsearchError("not_found", "the session was deleted during the request");
       if (answer.activations) session.activations = answer.activations;
       return { call, answer: answer.result };
@@ -124,7 +140,13 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
    */
   async function viaCatalog(call: ToolCall, name: string, args: string | Record<string, unknown>): Promise<Verdict> {
     const tool = catalog.byName.get(name);
-    if (!tool) return { call, answer: `Error: there is no tool "${name.slice(0, 80)}". Closest names: ${closestNames(catalog, name).join(", ")}. Load one with ${TOOL_SEARCH_NAME}.` };
+    if (!tool) return { call, answer: `Error: there is no tool "${name.slice(0, 80)}". Closest names: ${closestNames(catalog, name, 3, input.view?.candidates).join(", ")}. Load one with ${TOOL_SEARCH_NAME}.` };
+    const denied = clientNames.has(name) ? undefined : input.view?.denied.get(name);
+    if (denied) {
+      // recorded as a denial in the session's audit trail; nothing is loaded
+      await io.activate([], `call:${name}`, { denied: [{ name, reason: denied }], via: "chat" });
+      return { call, answer: `Error: ${notAvailable(name)}.` };
+    }
     if (!loaded(name)) {
       const a = await io.activate([name], `call:${name}`);
       if (!a) throw new ToolsearchError("not_found", "the session was deleted during the request");
@@ -135,6 +157,7 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       const schema = session.activation === "proxy" ? proxySchemas(catalog.byName, [name]) : ` Its schema is now in your tools list.`;
       return { call, answer: `Error: invalid arguments for ${name}:\n${check.errors.map((e) => `- ${e}`).join("\n")}\nFix them and call again.${schema}` };
     }
+    if (input.edge?.servers.has(tool.server) && io.execute) return { call, answer: await io.execute(name, check.args), edge: true };
     const client = typeof args === "string" && call.function.name === name ? call : { ...call, function: { name, arguments: JSON.stringify(check.args) } };
     return { call, client };
   }

@@ -18,6 +18,9 @@ export type ErrorCode =
   | "unauthorized"
   | "conflict"
   | "upstream_error"
+  | "upstream_timeout"
+  | "forbidden"
+  | "not_executable"
   | "unavailable"
   | "internal";
 
@@ -37,6 +40,9 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   conflict: 409,
   upstream_error: 502,
+  upstream_timeout: 504,
+  forbidden: 403,
+  not_executable: 409,
   unavailable: 503,
   internal: 500,
 };

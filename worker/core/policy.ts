@@ -4,6 +4,7 @@
 // schemas are at most `threshold` of the context window (deferral would save little and cost a hop).
 // A deferred session's listing form (listing-choice.ts) fits `listingBudget` of the same window.
 
+import type { AccessConfig } from "./access.ts";
 import { ToolsearchError } from "./errors.ts";
 import type { ListingRequest } from "./listing.ts";
 import { lookupModel, type ModelOverrides } from "./models.ts";
@@ -27,6 +28,8 @@ export interface PolicyConfig {
   profiles: Record<string, Profile>;
   /** `auto` listing: the richest form whose section fits this share of the model's context window */
   listingBudget: number;
+  /** who may see and call which tool (core/access.ts); absent: every tool for every tenant */
+  access?: AccessConfig;
 }
 
 export const DEFAULT_POLICY: PolicyConfig = {

@@ -106,23 +106,25 @@ export interface Match {
 
 export type SearchOutcome =
   | { kind: "error"; message: string }
-  /** unknown: `ambiguous` when a bare short name is several tools' (suggestions are those tools) */
-  | { kind: "select"; found: CatalogTool[]; unknown: Array<{ name: string; suggestions: string[]; ambiguous?: true }> }
+  /** unknown: `ambiguous` when a bare short name is several tools' (suggestions are those tools);
+   * `denied` when the name exists but is outside `candidates` (the access policy): refused, no suggestions */
+  | { kind: "select"; found: CatalogTool[]; unknown: Array<{ name: string; suggestions: string[]; ambiguous?: true; denied?: true }> }
   | BrowseOutcome
   /** serverTotal: with `mcp__<server>`, how many tools that server has */
   | { kind: "keywords"; matches: Match[]; serverTotal?: number; server?: string };
 
-/** Run a parsed query against the catalog. `candidates` limits what may be returned (deferrable tools). */
+/** Run a parsed query against the catalog. `candidates` limits what may be found (the session's access view). */
 export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAULT_LIMIT, candidates?: ReadonlySet<string>): SearchOutcome {
   if (parsed.kind === "error") return parsed;
   if (parsed.kind === "select") {
     const found: CatalogTool[] = [];
-    const unknown: Array<{ name: string; suggestions: string[]; ambiguous?: true }> = [];
+    const unknown: Array<{ name: string; suggestions: string[]; ambiguous?: true; denied?: true }> = [];
     for (const name of parsed.names) {
-      const r = resolveSelectName(cat, name);
+      const r = resolveSelectName(cat, name, candidates);
       if ("tool" in r) {
         if (!found.includes(r.tool)) found.push(r.tool);
-      } else if ("ambiguous" in r) unknown.push({ name, suggestions: r.ambiguous, ambiguous: true });
+      } else if ("denied" in r) unknown.push({ name, suggestions: [], denied: true });
+      else if ("ambiguous" in r) unknown.push({ name, suggestions: r.ambiguous, ambiguous: true });
       else unknown.push({ name, suggestions: r.unknown });
     }
     return { kind: "select", found, unknown };
@@ -187,7 +189,13 @@ export function formatResult(outcome: SearchOutcome, loaded: readonly string[], 
   if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "callTool" ? "through callTool" : "directly now"}.`);
   if (outcome.kind === "select") {
     for (const u of outcome.unknown) {
-      lines.push(u.ambiguous ? `"${oneLine(u.name, 80)}" is the short name of several tools; select one by full name: ${u.suggestions.join(", ")}.` : `Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`);
+      lines.push(
+        u.denied
+          ? `Tool ${oneLine(u.name, 80)} is not available in this session (access policy).`
+          : u.ambiguous
+            ? `"${oneLine(u.name, 80)}" is the short name of several tools; select one by full name: ${u.suggestions.join(", ")}.`
+            : `Unknown tool "${oneLine(u.name, 80)}". Closest names: ${u.suggestions.join(", ")}.`,
+      );
     }
   } else {
     if (outcome.serverTotal !== undefined && outcome.serverTotal > outcome.matches.length) {

@@ -2,6 +2,8 @@
 // under its server (`github.create_issue`, `github__create_issue`, `github:create_issue`,
 // `github/create_issue`), or a bare short name that only one tool has. Unknown names get the
 // closest existing names; a bare short name that several servers have gets those tools' names.
+// With `candidates` (the session's access view) a named tool outside it is `denied`, and only
+// visible tools are suggested or resolve a bare short name.
 
 import type { CatalogTool } from "./catalog.ts";
 import { serverLabel, shortName } from "./listing.ts";
@@ -12,7 +14,7 @@ export interface SelectCatalog {
   byName: ReadonlyMap<string, CatalogTool>;
 }
 
-export type Resolved = { tool: CatalogTool } | { ambiguous: string[] } | { unknown: string[] };
+export type Resolved = { tool: CatalogTool } | { denied: CatalogTool } | { ambiguous: string[] } | { unknown: string[] };
 
 interface ShortNames {
   /** `label\0short`, lowercased -> names */
@@ -50,23 +52,25 @@ function splits(name: string): Array<[string, string]> {
 }
 
 /** One `select:` name: the tool, the tools a bare short name is ambiguous between, or the closest names. */
-export function resolveSelectName(cat: SelectCatalog, raw: string): Resolved {
+export function resolveSelectName(cat: SelectCatalog, raw: string, candidates?: ReadonlySet<string>): Resolved {
+  const visible = (n: string) => !candidates || candidates.has(n);
+  const named = (t: CatalogTool): Resolved => (visible(t.name) ? { tool: t } : { denied: t });
   const exact = cat.byName.get(raw);
-  if (exact) return { tool: exact };
+  if (exact) return named(exact);
   // "github: create_issue" as copied from a grouped line
   const name = raw.replace(/\s*([.:/])\s*/g, "$1").trim();
   const idx = shortIndex(cat.tools);
   const one = (names: string[] | undefined) => (names?.length === 1 ? cat.byName.get(names[0]!) : undefined);
   for (const [label, short] of splits(name)) {
     const found = one(idx.qualified.get(`${label.toLowerCase()}\u0000${short.toLowerCase()}`));
-    if (found) return { tool: found };
+    if (found) return named(found);
   }
-  const bare = idx.bare.get(name.toLowerCase());
+  const bare = idx.bare.get(name.toLowerCase())?.filter(visible);
   if (bare?.length === 1) return { tool: cat.byName.get(bare[0]!)! };
   if (bare && bare.length > 1) return { ambiguous: bare.slice(0, 5) };
   // suggestions: a qualified short name is compared as the full name it stands for
   const [split] = splits(name);
-  return { unknown: closestNames(cat, split && !name.startsWith("mcp__") ? `mcp__${split[0]}__${split[1]}` : name) };
+  return { unknown: closestNames(cat, split && !name.startsWith("mcp__") ? `mcp__${split[0]}__${split[1]}` : name, 3, candidates) };
 }
 
 /** Levenshtein distance, capped work: names are at most 64 characters. */
@@ -91,7 +95,7 @@ const nameWords = new WeakMap<readonly CatalogTool[], Array<Set<string>>>();
  * Edit distance runs only on the best 100 by shared words and length (a select: of 20 unknown
  * names against 10,000 tools took seconds when every pair was compared).
  */
-export function closestNames(cat: SelectCatalog, name: string, count = 3): string[] {
+export function closestNames(cat: SelectCatalog, name: string, count = 3, candidates?: ReadonlySet<string>): string[] {
   let words = nameWords.get(cat.tools);
   if (!words) nameWords.set(cat.tools, (words = cat.tools.map((t) => new Set(tokenize(t.name)))));
   const wanted = name.slice(0, 64).toLowerCase();
@@ -99,6 +103,7 @@ export function closestNames(cat: SelectCatalog, name: string, count = 3): strin
   // bucket by (shared words, length gap) instead of sorting every tool: linear in catalog size
   const buckets = new Map<number, number[]>();
   cat.tools.forEach((t, i) => {
+    if (candidates && !candidates.has(t.name)) return;
     let shared = 0;
     for (const w of query) if (words[i]!.has(w)) shared++;
     const key = shared * 1000 + (999 - Math.min(999, Math.abs(t.name.length - wanted.length)));

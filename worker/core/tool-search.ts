@@ -1,8 +1,11 @@
 // One toolSearch call, as the sessions route and the agent endpoint both answer it: parse, rank in
-// the session's catalog, record the activation (passed in: the session object does it atomically),
-// and the result text. In proxy mode the result also carries the loaded tools' schemas, since the
-// model's tools list never changes there and it calls them through callTool.
+// the session's catalog within its access view (denied tools are never found; naming one is a
+// refusal, audited as a denial), record the activation (passed in: the session object does it
+// atomically, with its audit rows), and the result text. In proxy mode the result also carries the
+// loaded tools' schemas, since the model's tools list never changes there and it calls them
+// through callTool.
 
+import type { AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
 import type { Activation } from "./chat.ts";
 import { toolDefinition } from "./prompt.ts";
@@ -14,8 +17,18 @@ export interface ActivationResult {
   activations: string[];
 }
 
+/** What the session's audit rows of a search need besides the names. */
+export interface ActivationAudit {
+  /** names the query asked for that the access policy denies, with the reason */
+  denied?: Array<{ name: string; reason: string }>;
+  /** how many tools the search matched */
+  matched?: number;
+  /** the surface: rest, chat, mcp */
+  via?: string;
+}
+
 /** Record names as activated; null when the session no longer exists. */
-export type Activate = (names: string[], query: string) => Promise<ActivationResult | null>;
+export type Activate = (names: string[], query: string, audit?: ActivationAudit) => Promise<ActivationResult | null>;
 
 export interface ToolSearchAnswer {
   result: string;
@@ -37,15 +50,18 @@ export async function answerToolSearch(
   query: unknown,
   limit: unknown,
   activate: Activate,
+  view?: AccessView,
+  via?: string,
 ): Promise<ToolSearchAnswer | null> {
   const parsed = parseQuery(query, limit);
   if (session.mode === "full" && parsed.kind !== "error") {
     return { result: "All tools are already loaded in this session; call them directly.", loaded: [], alreadyLoaded: [], matches: [] };
   }
-  const outcome = runSearch(cat, parsed, (limit as number | undefined) ?? DEFAULT_LIMIT);
+  const outcome = runSearch(cat, parsed, (limit as number | undefined) ?? DEFAULT_LIMIT, view?.candidates);
   const names = outcome.kind === "select" ? outcome.found.map((t) => t.name) : outcome.kind === "keywords" ? outcome.matches.map((m) => m.name) : [];
+  const denied = outcome.kind === "select" ? outcome.unknown.filter((u) => u.denied).map((u) => ({ name: u.name, reason: view?.denied.get(u.name) ?? "denied" })) : [];
   // bad queries are answers for the model, not failures: nothing is recorded for them
-  const activation = outcome.kind === "error" ? { loaded: [], alreadyLoaded: [], activations: undefined } : await activate(names, String(query));
+  const activation = outcome.kind === "error" ? { loaded: [], alreadyLoaded: [], activations: undefined } : await activate(names, String(query), { denied, matched: names.length, via });
   if (!activation) return null;
   const listed = (tools: readonly CatalogTool[], score: number) => tools.map((t) => ({ name: t.name, description: t.description, score, words: [] as string[] }));
   // a browse loads nothing: its matches are the page it shows

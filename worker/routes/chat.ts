@@ -3,38 +3,45 @@
 // the conversation itself) supplies the frozen deferred section and the activated tools, and a
 // plan for the tools the client declares (kept loaded or deferred, like catalog tools); stored
 // splices put back the rounds the client never saw, so each upstream request extends the
-// previous one byte for byte. The loop itself is core/agent.ts; this file speaks HTTP: request
-// checks, JSON or SSE out, headers.
+// previous one byte for byte. With the session option `execution: "edge"` (header
+// x-toolsearch-execution when the request creates the session), calls to catalog tools of servers
+// in SERVERS run here (SessionDO.callTool) as hidden rounds. The loop itself is core/agent.ts;
+// this file speaks HTTP: request checks, JSON or SSE out, headers.
 
 import { runAgent, type AgentResult } from "../core/agent.ts";
+import { resultText } from "../core/call-result.ts";
+import type { CallOutcome } from "../execution.ts";
 import { withSystemSection, type ChatMessage } from "../core/chat.ts";
 import { forcedNames, withClientTools } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
-import { activateIn, chatSession, chatView, SESSION_HEADER } from "../chat-session.ts";
+import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER } from "../chat-session.ts";
 import { clientToolSet } from "../client-tool-cache.ts";
 import { settings } from "../config.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
+import { viewOf } from "../sessions.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatBody } from "../bodies.ts";
 
-function maxHopsFor(c: RouteContext): number {
-  const raw = c.request.headers.get("x-toolsearch-max-hops");
-  if (raw === null) return settings(c.env).maxHops;
+function limitHeader(c: RouteContext, header: string, fallback: number, min: number, max: number): number {
+  const raw = c.request.headers.get(header);
+  if (raw === null) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 10) throw new ToolsearchError("bad_request", "x-toolsearch-max-hops: must be an integer from 0 to 10");
+  if (!Number.isInteger(n) || n < min || n > max) throw new ToolsearchError("bad_request", `${header}: must be an integer from ${min} to ${max}`);
   return n;
 }
 
 async function chat(c: RouteContext): Promise<Response> {
   const body = parseChatBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  const maxHops = maxHopsFor(c);
+  const maxHops = limitHeader(c, "x-toolsearch-max-hops", settings(c.env).maxHops, 0, 10);
+  const maxEdgeRounds = limitHeader(c, "x-toolsearch-max-edge-rounds", settings(c.env).maxEdgeRounds, 1, 20);
   const clientMessages = body.messages as ChatMessage[];
   const chain = await prefixChain(clientMessages);
   const { messages: _m, tools: clientTools = [], stream, stream_options, tool_choice, ...passthrough } = body;
   const set = await clientToolSet(clientTools);
   const { state, splices, stub: s, cat, plan, toolsChanged } = await chatSession(c, body, chain, set);
   const catalog = withClientTools(cat, set);
+  const access = clientAccess(viewOf(cat, state), set);
   const activate = activateIn(s, plan);
   let view = chatView(state, plan);
   // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
@@ -45,7 +52,8 @@ async function chat(c: RouteContext): Promise<Response> {
     view = { ...view, activations: loaded.activations };
   }
   const spliced = applySplices(clientMessages, chain, splices);
-  const { upstream: cfg } = settings(c.env);
+  const { upstream: cfg, servers } = settings(c.env);
+  const edge = state.execution === "edge" ? { servers: new Set(servers.keys()), maxRounds: maxEdgeRounds } : undefined;
   const client = upstreamClient(cfg);
   // the client going away (request.signal) or cancelling the stream aborts the upstream call
   const abort = new AbortController();
@@ -54,7 +62,7 @@ async function chat(c: RouteContext): Promise<Response> {
   const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
   const run = (onText?: (t: string) => void): Promise<AgentResult> =>
     runAgent(
-      { catalog, session: view, clientTools, messages: withSystemSection(spliced.messages, view.systemSection), clientToolChoice: tool_choice, maxHops },
+      { catalog, session: view, clientTools, messages: withSystemSection(spliced.messages, view.systemSection), clientToolChoice: tool_choice, maxHops, view: access, edge },
       {
         callModel: async (round) => {
           progress.hops++;
@@ -69,6 +77,10 @@ async function chat(c: RouteContext): Promise<Response> {
           return turn;
         },
         activate,
+        execute: async (name, args) => {
+          const outcome = (await s.callTool(name, args, { via: "chat" })) as CallOutcome;
+          return outcome.ok ? resultText(outcome.result) : `Error: ${outcome.message}`;
+        },
       },
     ).then(async (result) => {
       if (result.splice) await s.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });

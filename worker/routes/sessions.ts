@@ -10,7 +10,7 @@ import { answerToolSearch } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import type { SessionHistory, SessionState } from "../session.ts";
-import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub } from "../sessions.ts";
+import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub, viewOf } from "../sessions.ts";
 import { parseCreateBody, parseSearchBody } from "../bodies.ts";
 
 export function catalogRef(cat: LoadedCatalog) {
@@ -33,8 +33,8 @@ function promptFor(cat: LoadedCatalog, state: Pick<SessionState, "mode" | "activ
 async function create(c: RouteContext): Promise<Response> {
   const { state, cat } = await createSession(c, parseCreateBody(await readJson(c.request)));
   const prompt = await promptFor(cat, state, "openai");
-  const { id, mode, reason, activation } = state;
-  return json({ id, mode, reason, listing: state.listing ?? null, activation, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
+  const { id, mode, reason, activation, execution } = state;
+  return json({ id, mode, reason, listing: state.listing ?? null, activation, execution, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
 }
 
 async function read(c: RouteContext): Promise<Response> {
@@ -43,7 +43,8 @@ async function read(c: RouteContext): Promise<Response> {
   const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
   const ct = state.clientTools;
   const clientTools = ct ? { hash: ct.hash, kept: ct.kept, deferred: ct.deferred, core: ct.core, reason: ct.reason } : null;
-  return json({ id, mode, reason, listing: state.listing ?? null, activation, model, profile, catalog: catalogRef(cat), activations, clientTools, createdAt: new Date(createdAt).toISOString() });
+  const execution = state.execution ?? "client";
+  return json({ id, mode, reason, listing: state.listing ?? null, activation, execution, model, profile, catalog: catalogRef(cat), activations, clientTools, createdAt: new Date(createdAt).toISOString() });
 }
 
 async function prompt(c: RouteContext): Promise<Response> {
@@ -59,7 +60,7 @@ async function toolSearch(c: RouteContext): Promise<Response> {
   const cached = cachedFrozen(c, id);
   const { state, stub } = cached ? { state: cached, stub: sessionStub(c, id) } : await requireSession(c, id);
   const cat = await sessionCatalog(c, state);
-  const answer = await answerToolSearch(cat, state, query, limit, (names, q) => stub.activate(names, q));
+  const answer = await answerToolSearch(cat, state, query, limit, (names, q, audit) => stub.activate(names, q, audit), viewOf(cat, state), "rest");
   if (!answer) {
     forget(c, id);
     throw notFound(id);

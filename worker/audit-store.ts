@@ -1,0 +1,113 @@
+// Where audit rows live. In the session object's SQLite (`audit`, written by the session in the
+// same transaction as the state an event describes; `delivered = 0` rows are the outbox) and in
+// D1 (`audit_events`, worker/migrations/), where a tenant's events are queryable across sessions.
+// Delivery (Outbox) is INSERT OR IGNORE by event id: an alarm that fires twice, or a batch retried
+// after a failure that had in fact committed, never duplicates a row.
+
+import { AUDIT_COLUMNS, auditPage, auditWhere, type AuditQuery, type AuditRow } from "./core/audit.ts";
+
+export const AUDIT_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS audit (
+    id TEXT PRIMARY KEY, at INTEGER NOT NULL, tenant TEXT NOT NULL, session TEXT NOT NULL, type TEXT NOT NULL,
+    tool TEXT, server TEXT, decision TEXT NOT NULL, outcome TEXT NOT NULL, duration_ms INTEGER NOT NULL,
+    args_digest TEXT, args_bytes INTEGER NOT NULL, result_bytes INTEGER NOT NULL, detail TEXT, arguments TEXT,
+    via TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0);
+  CREATE INDEX IF NOT EXISTS audit_outbox ON audit (delivered, id);`;
+
+const COLS = AUDIT_COLUMNS.join(", ");
+const MARKS = AUDIT_COLUMNS.map(() => "?").join(", ");
+
+export function insertAudit(sql: SqlStorage, rows: readonly AuditRow[]): void {
+  for (const r of rows) sql.exec(`INSERT INTO audit (${COLS}) VALUES (${MARKS})`, ...AUDIT_COLUMNS.map((c) => r[c]));
+}
+
+/** One session's events, newest first (answered from the session's own storage). */
+export function listSessionAudit(sql: SqlStorage, q: AuditQuery) {
+  const { where, binds } = auditWhere(q);
+  const rows = sql.exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit ${where} ORDER BY id DESC LIMIT ?`, ...(binds as SqlStorageValue[]), q.limit + 1).toArray();
+  return auditPage(rows, q.limit);
+}
+
+function undelivered(sql: SqlStorage, limit: number): AuditRow[] {
+  return sql.exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit WHERE delivered = 0 ORDER BY id LIMIT ?`, limit).toArray();
+}
+
+export function outboxSize(sql: SqlStorage): number {
+  return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit WHERE delivered = 0").one().n;
+}
+
+function markDelivered(sql: SqlStorage, ids: readonly string[]): void {
+  sql.exec("UPDATE audit SET delivered = 1 WHERE id IN (SELECT value FROM json_each(?))", JSON.stringify(ids));
+}
+
+/** Write rows to D1 in one batch (one implicit transaction); duplicates are ignored. */
+export async function deliver(db: D1Database, rows: readonly AuditRow[]): Promise<void> {
+  if (!rows.length) return;
+  const stmt = db.prepare(`INSERT OR IGNORE INTO audit_events (${COLS}) VALUES (${MARKS})`);
+  await db.batch(rows.map((r) => stmt.bind(...AUDIT_COLUMNS.map((c) => r[c]))));
+}
+
+/** A tenant's events across sessions, newest first. */
+export async function queryTenantAudit(db: D1Database, tenant: string, q: AuditQuery) {
+  const { where, binds } = auditWhere(q, tenant);
+  const { results } = await db.prepare(`SELECT ${COLS} FROM audit_events ${where} ORDER BY id DESC LIMIT ?`).bind(...binds, q.limit + 1).all<AuditRow>();
+  return auditPage(results, q.limit);
+}
+
+const OUTBOX_BATCH = 100;
+const RETRY_MAX_MS = 60_000;
+
+/**
+ * A session object's delivery of its undelivered rows to D1. `kick()` after writing rows: one
+ * delivery runs at a time, and a row written while it runs is picked up by one more pass. A
+ * failure doubles `retryMs` (1 s to 60 s) for the object's alarm; `after` reschedules that alarm.
+ */
+export class Outbox {
+  retryMs = 0;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private readonly sql: SqlStorage;
+  private readonly db: D1Database;
+  private readonly after: () => Promise<void>;
+  private readonly keepAlive: (p: Promise<void>) => void;
+
+  constructor(sql: SqlStorage, db: D1Database, after: () => Promise<void>, keepAlive: (p: Promise<void>) => void) {
+    this.sql = sql;
+    this.db = db;
+    this.after = after;
+    this.keepAlive = keepAlive;
+  }
+
+  kick(): Promise<void> {
+    this.again = true;
+    if (!this.running) {
+      const run = async () => {
+        try {
+          while (this.again) {
+            this.again = false;
+            await this.pass();
+          }
+        } finally {
+          this.running = null; // in the same turn as the last check of `again`: no wake-up is lost
+        }
+      };
+      this.running = run();
+      this.keepAlive(this.running);
+    }
+    return this.running;
+  }
+
+  private async pass(): Promise<void> {
+    try {
+      for (let rows = undelivered(this.sql, OUTBOX_BATCH); rows.length; rows = undelivered(this.sql, OUTBOX_BATCH)) {
+        await deliver(this.db, rows);
+        markDelivered(this.sql, rows.map((r) => r.id));
+      }
+      this.retryMs = 0;
+    } catch (e) {
+      this.retryMs = Math.min(RETRY_MAX_MS, Math.max(1000, this.retryMs * 2));
+      console.warn(`audit delivery to D1 failed (${outboxSize(this.sql)} rows wait; retry in ${this.retryMs} ms): ${(e as Error).message}`);
+    }
+    await this.after();
+  }
+}

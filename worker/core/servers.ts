@@ -1,0 +1,81 @@
+// How the Worker reaches catalog servers: the SERVERS var, pure. Deployment config, never catalog
+// content. Per catalog server: its Streamable HTTP `url` (SSE is tried when the server refuses
+// Streamable HTTP), `headers`, `timeoutMs`. Given as a wrangler.toml table or as the same JSON in
+// a string (`--var 'SERVERS:{...}'`). `${NAME}` in a header value is a Worker secret, resolved at
+// call time; resolved values are redacted from everything the Worker reports (redact()).
+
+import { ToolsearchError } from "./errors.ts";
+
+export interface ServerConfig {
+  url: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+export type Servers = ReadonlyMap<string, ServerConfig>;
+
+export const DEFAULT_SERVER_TIMEOUT_MS = 30_000;
+const SECRET_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const KEYS = new Set(["url", "headers", "timeoutMs"]);
+
+const bad = (m: string) => new ToolsearchError("internal", `SERVERS: ${m}`);
+
+export function parseServers(raw: unknown): Servers {
+  if (raw === undefined || raw === null || raw === "") return new Map();
+  let value = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw bad('not valid JSON; expected {"<server>": {"url": "...", "headers": {...}, "timeoutMs": 30000}}');
+    }
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw bad("must be a table of servers");
+  const out = new Map<string, ServerConfig>();
+  for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) throw bad(`${name} must be a table with a url`);
+    const e = entry as Record<string, unknown>;
+    const unknown = Object.keys(e).find((k) => !KEYS.has(k));
+    if (unknown) throw bad(`${name}.${unknown} is not a setting (url, headers, timeoutMs)`);
+    let url: URL;
+    try {
+      url = new URL(String(e.url));
+    } catch {
+      throw bad(`${name}.url must be an http(s) URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw bad(`${name}.url must be an http(s) URL`);
+    const headers = (e.headers ?? {}) as Record<string, unknown>;
+    if (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string")) throw bad(`${name}.headers must map names to strings`);
+    const timeoutMs = e.timeoutMs ?? DEFAULT_SERVER_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1) throw bad(`${name}.timeoutMs must be a positive integer`);
+    out.set(name, { url: url.href, headers: headers as Record<string, string>, timeoutMs: timeoutMs as number });
+  }
+  return out;
+}
+
+/** The names of the secrets a server's headers use. */
+export function secretNames(server: ServerConfig): string[] {
+  return [...new Set(Object.values(server.headers).flatMap((v) => [...v.matchAll(SECRET_RE)].map((m) => m[1]!)))];
+}
+
+/** Headers with `${NAME}` replaced from `lookup`; a missing secret is a config error naming it. */
+export function resolveHeaders(serverName: string, server: ServerConfig, lookup: (name: string) => unknown): { headers: Record<string, string>; secrets: string[] } {
+  const secrets: string[] = [];
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(server.headers)) {
+    headers[k] = v.replace(SECRET_RE, (_, name: string) => {
+      const value = lookup(name);
+      if (typeof value !== "string" || !value) throw new ToolsearchError("internal", `SERVERS: ${serverName}.headers.${k} uses the secret ${name}, which is not set (wrangler secret put ${name})`);
+      secrets.push(value);
+      return value;
+    });
+  }
+  return { headers, secrets };
+}
+
+/** `text` with every secret value replaced: a server echoing a header must not leak it. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join("[redacted]");
+  return out;
+}

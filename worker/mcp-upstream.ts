@@ -1,0 +1,130 @@
+// One tools/call to a remote MCP server, with the SDK Client (validator: @cfworker/json-schema,
+// since Ajv's code generation is refused in workerd). A client is built per call: with a stored
+// Mcp-Session-Id it resumes the server's session without a round trip (no initialize), so the
+// session object keeps no connection between requests. Without one it initializes (Streamable
+// HTTP; SSE when the server refuses it) and reports the new session for the caller to store. A
+// 404 on a stored session means the server expired it: re-initialize, call again, and say so.
+// No standalone GET stream is opened (the custom fetch answers GET 405, which the SDK accepts):
+// nothing server-initiated is needed, and an open stream would pin the object in memory.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { CallToolResult } from "./core/call-result.ts";
+import type { ServerConfig } from "./core/servers.ts";
+
+export interface UpstreamSession {
+  sessionId: string;
+  protocolVersion: string;
+}
+
+export type FailureKind = "timeout" | "transport_error";
+
+export class UpstreamFailure extends Error {
+  readonly kind: FailureKind;
+  constructor(kind: FailureKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+export interface RemoteCall {
+  result: CallToolResult;
+  /** the session the call ran in (null: the server keeps none, or SSE) */
+  session: UpstreamSession | null;
+  /** the stored session had expired and a new one was opened */
+  reinitialized: boolean;
+}
+
+const CLIENT_INFO = { name: "toolsearch-edge", version: "1.0.0" };
+
+function transportFetch(headers: Record<string, string>): typeof fetch {
+  return ((url: URL | RequestInfo, init?: RequestInit) => {
+    // the standalone server-to-client stream (the only GET this transport makes): declined
+    if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
+    const h = new Headers(init?.headers);
+    for (const [k, v] of Object.entries(headers)) h.set(k, v);
+    return fetch(url, { ...init, headers: h });
+  }) as typeof fetch;
+}
+
+async function connect(server: ServerConfig, headers: Record<string, string>, stored: UpstreamSession | null): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
+  const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    sessionId: stored?.sessionId,
+    fetch: transportFetch(headers),
+    reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
+  });
+  if (stored) transport.setProtocolVersion(stored.protocolVersion);
+  try {
+    await client.connect(transport, { timeout: server.timeoutMs });
+    return { client, transport };
+  } catch (e) {
+    // a server that speaks only the old HTTP+SSE transport refuses the initialize POST with a 4xx
+    if (stored || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
+    const sse = new SSEClientTransport(new URL(server.url), { requestInit: { headers }, eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) } });
+    const fallback = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    await fallback.connect(sse, { timeout: server.timeoutMs });
+    return { client: fallback, transport: sse };
+  }
+}
+
+function classify(e: unknown, server: ServerConfig): UpstreamFailure {
+  if (e instanceof UpstreamFailure) return e;
+  if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return new UpstreamFailure("timeout", `no answer within ${server.timeoutMs} ms`);
+  const msg = e instanceof Error ? e.message : String(e);
+  const status = e instanceof StreamableHTTPError && e.code && e.code > 0 ? `HTTP ${e.code}: ` : "";
+  return new UpstreamFailure("transport_error", `${status}${msg.replace(/^Streamable HTTP error: /, "")}`.slice(0, 300));
+}
+
+const expired = (e: unknown) => e instanceof StreamableHTTPError && e.code === 404;
+
+async function once(server: ServerConfig, headers: Record<string, string>, stored: UpstreamSession | null, tool: string, args: Record<string, unknown>): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
+  const { client, transport } = await connect(server, headers, stored);
+  // a broken response stream is reported through onerror while the request waits: fail the call
+  const broken = new Promise<never>((_, reject) => {
+    client.onerror = (err) => {
+      if (/SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err))) reject(new UpstreamFailure("transport_error", `the server's response broke off: ${String(err?.message ?? err).slice(0, 200)}`));
+    };
+  });
+  broken.catch(() => {}); // may reject after the call settled: nobody waits then
+  try {
+    const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs });
+    const raw = (await Promise.race([call, broken])) as Record<string, unknown>;
+    // servers of protocol 2024-10-07 may answer { toolResult }: the same thing in an older shape
+    const result = (Array.isArray(raw.content) ? raw : { content: [{ type: "text", text: JSON.stringify(raw.toolResult ?? raw) }] }) as CallToolResult;
+    const sessionId = transport.sessionId;
+    return { result, session: sessionId ? { sessionId, protocolVersion: transport.protocolVersion ?? "" } : null };
+  } finally {
+    // closes this client only (no DELETE): the server's session stays for the next call to resume
+    await client.close().catch(() => {});
+  }
+}
+
+/** Call `tool` on the server, resuming `stored` when given. */
+export async function callRemote(server: ServerConfig, headers: Record<string, string>, stored: UpstreamSession | null, tool: string, args: Record<string, unknown>): Promise<RemoteCall> {
+  try {
+    return { ...(await once(server, headers, stored, tool, args)), reinitialized: false };
+  } catch (e) {
+    if (e instanceof McpError && e.code !== ErrorCode.RequestTimeout && e.code !== ErrorCode.ConnectionClosed) {
+      // the server answered the call with a JSON-RPC error (unknown tool, bad params): the tool failed
+      return { result: { content: [{ type: "text", text: `MCP error ${e.code}: ${e.message}` }], isError: true }, session: stored, reinitialized: false };
+    }
+    if (!stored || !expired(e)) throw classify(e, server);
+  }
+  try {
+    return { ...(await once(server, headers, null, tool, args)), reinitialized: true };
+  } catch (e) {
+    throw classify(e, server);
+  }
+}
+
+/** End a server session (HTTP DELETE); 405 means the server keeps sessions until it expires them. */
+export async function closeRemote(server: ServerConfig, headers: Record<string, string>, session: UpstreamSession): Promise<number> {
+  const res = await fetch(server.url, { method: "DELETE", headers: { ...headers, "mcp-session-id": session.sessionId, "mcp-protocol-version": session.protocolVersion }, signal: AbortSignal.timeout(server.timeoutMs) });
+  await res.body?.cancel();
+  return res.status;
+}
