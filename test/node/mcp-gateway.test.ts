@@ -1,6 +1,8 @@
 // The MCP gateway as MCP clients meet it: `wrangler dev` (workerd without the test plugin's patched
-// Function, so any code generation would fail here) behind real HTTP, and two independent clients:
-// the MCP SDK Client with StreamableHTTPClientTransport, and the MCP Inspector's CLI mode.
+// Function, so any code generation would fail here) behind real HTTP, on the demo catalog with
+// SERVERS naming server-everything over Streamable HTTP, and two independent clients: the MCP SDK
+// Client with StreamableHTTPClientTransport, and the MCP Inspector's CLI mode (its own client, the
+// v2 SDK). Tools of the demo's other servers are client-run: not offered here.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -8,16 +10,20 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts";
 import { DEV_AUTH, DEV_API_KEY, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 
+let servers: EdgeServers;
 let dev: DevServer;
 
 beforeAll(async () => {
-  dev = await startWranglerDev({ persistTo: await tempDir("toolsearch-mcp-") });
-}, 90_000);
+  servers = await startEdgeServers();
+  dev = await startWranglerDev({ persistTo: await tempDir("toolsearch-mcp-"), vars: { SERVERS: JSON.stringify({ everything: { url: servers.everything } }) } });
+}, 120_000);
 afterAll(async () => {
   await dev?.stop();
+  await servers?.stop();
 });
 
 async function connect(query: string) {
@@ -30,21 +36,26 @@ async function connect(query: string) {
 }
 
 describe("MCP gateway through wrangler dev, SDK client", () => {
-  it("initialize, list, search, list_changed, re-list, DELETE", async () => {
-    const { client, transport, changed } = await connect("deferral=on&model=gpt-5");
+  it("initialize, list, search, list_changed, re-list, a call through to server-everything, DELETE", async () => {
+    const { client, transport, changed } = await connect("deferral=on&model=gpt-5&listing=names");
     expect(transport.sessionId).toMatch(/^ses_/);
     expect(client.getServerVersion()?.name).toBe("toolsearch");
-    expect(client.getInstructions()).toContain("mcp__github__create_issue");
+    const instructions = client.getInstructions()!;
+    expect(instructions).toContain("mcp__everything__echo");
+    // the demo's other servers are run by clients: named as not offered, none of their tools listed
+    expect(instructions).toMatch(/cannot reach their servers \(a client runs them itself\): .*github \(26\)/);
+    expect(instructions).not.toContain("mcp__github__create_issue");
     const before = (await client.listTools()).tools.map((t) => t.name);
-    expect(before).toContain("toolSearch");
-    expect(before).not.toContain("mcp__github__create_issue");
+    expect(before).toEqual(["toolSearch"]);
 
-    const r = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__github__create_issue" } });
+    const r = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
     expect(JSON.stringify(r.content)).toContain("Loaded 1 tool");
     expect(changed).toEqual(["notifications/tools/list_changed"]);
     const after = (await client.listTools()).tools;
-    expect(after.map((t) => t.name)).toEqual([...before, "mcp__github__create_issue"]);
-    expect(after.at(-1)!.inputSchema.properties).toHaveProperty("title");
+    expect(after.map((t) => t.name)).toEqual([...before, "mcp__everything__echo"]);
+    expect(after.at(-1)!.inputSchema.properties).toHaveProperty("message");
+    const echo = await client.callTool({ name: "mcp__everything__echo", arguments: { message: "from wrangler dev" } });
+    expect(echo.content).toEqual([{ type: "text", text: "Echo: from wrangler dev" }]);
 
     const id = transport.sessionId!;
     await transport.terminateSession();
@@ -68,15 +79,16 @@ async function inspector(query: string, ...args: string[]) {
 }
 
 describe("MCP gateway through wrangler dev, the MCP Inspector CLI", () => {
-  it("tools/list shows core tools and toolSearch, not the deferred tools", async () => {
+  it("tools/list shows toolSearch, not the deferred tools", async () => {
     const listed = await inspector("deferral=on", "--method", "tools/list");
-    const names = listed.tools.map((t: { name: string }) => t.name);
-    expect(names).toContain("toolSearch");
-    expect(names).not.toContain("mcp__github__create_issue");
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["toolSearch"]);
   });
 
-  it("tools/call runs toolSearch", async () => {
-    const r = await inspector("deferral=on", "--method", "tools/call", "--tool-name", "toolSearch", "--tool-arg", "query=select:mcp__github__create_issue");
+  it("tools/call runs toolSearch, and (every tool listed) a tool through to server-everything", async () => {
+    const r = await inspector("deferral=on", "--method", "tools/call", "--tool-name", "toolSearch", "--tool-arg", "query=select:mcp__everything__echo");
     expect(r.content[0].text).toContain("Loaded 1 tool");
+    // the Inspector calls only tools it has listed, and each of its runs is a new session
+    const sum = await inspector("deferral=off", "--method", "tools/call", "--tool-name", "mcp__everything__get-sum", "--tool-arg", "a=2", "b=40");
+    expect(sum.content[0].text).toBe("The sum of 2 and 40 is 42.");
   });
 });

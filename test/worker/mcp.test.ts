@@ -12,7 +12,7 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
 import type { SessionDO } from "../../worker/session.ts";
-import { AUTH_A, AUTH_B, BASE, callWith, EDGE, sessionObject, type Json } from "./helpers.ts";
+import { AUTH_A, AUTH_B, BASE, callWith, EDGE, fixture, fixtureCalls, sessionObject, upstreamOf, type Json } from "./helpers.ts";
 
 /** The Worker's fetch with vars over the test deployment's (the edge catalog by default). */
 const gateway =
@@ -110,6 +110,18 @@ describe("MCP gateway: the client's story", () => {
     const sum = await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: 2, b: 3 } });
     expect(textOf(sum)).toBe("The sum of 2 and 3 is 5.");
     expect(changed.length).toBe(1);
+  });
+
+  it("keeps one upstream MCP session across calls (server state lives on), and DELETE closes it", async () => {
+    const { client, transport, id } = await connect("deferral=off");
+    await client.callTool({ name: "mcp__fixture__counter_add", arguments: { n: 2 } });
+    await client.callTool({ name: "mcp__fixture__counter_add", arguments: { n: 3 } });
+    expect(textOf(await client.callTool({ name: "mcp__fixture__counter_get", arguments: {} }))).toContain("5");
+    const upstream = await upstreamOf(id);
+    expect(upstream).toBeTruthy();
+    expect((await fixtureCalls(upstream)).map((c) => c.tool)).toEqual(["counter_add", "counter_add", "counter_get"]);
+    await transport.terminateSession();
+    expect((await fixture("stats")).deletes).toContain(upstream);
   });
 
   it("keywords, +word and mcp__server work as on /v1; a bad query is an isError result", async () => {
