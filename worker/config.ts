@@ -45,6 +45,7 @@ export function settings(env: Env): Settings {
     profiles: { default: {}, ...p.profiles },
     listingBudget: p.listingBudget ?? DEFAULT_POLICY.listingBudget,
     access: p.access,
+    defaultModel: p.defaultModel ?? DEFAULT_POLICY.defaultModel,
   };
   if (typeof policy.listingBudget !== "number" || !(policy.listingBudget >= 0 && policy.listingBudget <= 1)) {
     throw new ToolsearchError("internal", `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`);

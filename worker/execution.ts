@@ -7,7 +7,7 @@
 // the result cap, secret redaction, and the call's audit row, written in the same transaction as
 // the upstream session it used. The Worker side turns a refusal into its ToolsearchError.
 
-import { accessView, notAvailable } from "./core/access.ts";
+import { notAvailable, sessionView } from "./core/access.ts";
 import { argsDigest, capResult, type CallToolResult } from "./core/call-result.ts";
 import type { AuditInput, AuditOutcome } from "./core/audit.ts";
 import { ToolsearchError, type ErrorCode } from "./core/errors.ts";
@@ -58,7 +58,7 @@ export async function executeCall(self: SessionDO, storage: DurableObjectStorage
   const cfg = settings(env);
   const cat = await loadCatalog(env.ASSETS, init.catalogFile);
   const tool = cat.byName.get(name);
-  const view = accessView(cat.tools, init.access);
+  const view = sessionView(cat.tools, init);
   if (!tool) return { ok: false, code: "not_found", message: `there is no tool ${name.slice(0, 80)} in this session's catalog; closest names: ${closestNames(cat, name, 3, view.candidates).join(", ")}` };
   const via = context.via;
   const digest = await argsDigest(args);

@@ -42,11 +42,12 @@ export interface RouteContext {
 }
 
 export type Handler = (c: RouteContext) => Promise<Response>;
-export type Route = { method: string; pattern: RegExp; keys: string[]; handler: Handler };
+/** `onError` renders this route's errors in its protocol's shape (JSON-RPC on /mcp); default `{ error }` */
+export type Route = { method: string; pattern: RegExp; keys: string[]; handler: Handler; onError?: (err: ToolsearchError) => Response };
 
 /** `/v1/sessions/:id/prompt` -> a route matching that path with `id` captured. */
-export function route(method: string, path: string, handler: Handler): Route {
+export function route(method: string, path: string, handler: Handler, onError?: Route["onError"]): Route {
   const keys: string[] = [];
   const pattern = new RegExp(`^${path.replace(/:([a-zA-Z]+)/g, (_, k: string) => (keys.push(k), "([^/]+)"))}$`);
-  return { method, pattern, keys, handler };
+  return { method, pattern, keys, handler, onError };
 }

@@ -50,6 +50,8 @@ export interface SessionInit {
   execution?: "client" | "edge";
   /** AUDIT_ARGUMENTS=store when the session started: audit rows keep argument values */
   storeArguments?: boolean;
+  /** sessions of the MCP gateway: the negotiated protocol version and the frozen initialize instructions */
+  mcp?: { protocolVersion: string; instructions: string; servers: string[] };
 }
 
 export interface SessionState extends SessionInit {

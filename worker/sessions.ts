@@ -2,11 +2,12 @@
 // the catalog a session started with, and creation. A session's object is named `<tenant>/<id>`,
 // so another tenant's id names an object that holds nothing: the same 404 as an unknown id.
 
-import { accessFor, accessView, type AccessView } from "./core/access.ts";
+import { accessFor, accessView, sessionView, type AccessView } from "./core/access.ts";
 import type { Activation } from "./core/chat.ts";
 import { sha256Hex } from "./core/canonical.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { freezeSession, type SessionRequest } from "./core/frozen.ts";
+import { gatewayOffer, mcpInstructions } from "./core/mcp-tools.ts";
 import { loadCatalog, type LoadedCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import type { RouteContext } from "./http.ts";
@@ -14,7 +15,11 @@ import type { SessionDO, SessionInit, SessionState } from "./session.ts";
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 export type SessionStub = DurableObjectStub<SessionDO>;
-export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge" };
+/**
+ * `execution`: who runs catalog tools on the chat endpoint. `mcp`: a session of the MCP gateway,
+ * with the protocol version its initialize negotiated; it sees only tools of servers it can reach.
+ */
+export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge"; mcp?: { protocolVersion: string } };
 
 const idOf = (bytes: Uint8Array) => `ses_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
 
@@ -94,8 +99,8 @@ export async function sessionCatalog(c: RouteContext, state: Pick<SessionState, 
 }
 
 /** What a session may see of its catalog (its tenant's access rules, frozen at creation). */
-export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access">): AccessView {
-  return accessView(cat.tools, state.access);
+export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access" | "mcp">): AccessView {
+  return sessionView(cat.tools, state);
 }
 
 /**
@@ -103,14 +108,18 @@ export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access">):
  * access view is frozen like the prompt: denied tools are not in the deferred section.
  */
 export async function sessionInit(c: RouteContext, req: CreateRequest, id = newSessionId()): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
-  const { catalogFile, policy, ttlMs, storeArguments } = settings(c.env);
+  const { catalogFile, policy, ttlMs, storeArguments, servers } = settings(c.env);
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
   const access = accessFor(policy.access, c.tenant);
   const view = accessView(cat.tools, access);
-  const visible = view.candidates ? cat.catalog.tools.filter((t) => view.candidates!.has(t.name)) : cat.catalog.tools;
+  let visible = view.candidates ? cat.catalog.tools.filter((t) => view.candidates!.has(t.name)) : cat.catalog.tools;
+  // the MCP gateway offers only what it can run: tools of servers in SERVERS
+  const gateway = req.mcp && gatewayOffer(visible, servers);
+  if (gateway) visible = gateway.offered;
   const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
+  const mcp = req.mcp && gateway && { protocolVersion: req.mcp.protocolVersion, servers: gateway.servers, instructions: mcpInstructions(frozen, gateway.counts, gateway.unreachable) };
   const { model, profile, activation, deferral, contextWindow } = req;
-  const init: SessionInit = { id, catalogFile, catalogHash: cat.catalog.hash, model, profile, ttlMs, activation, deferral, contextWindow, tenant: c.tenant, access, execution: req.execution ?? "client", storeArguments, ...frozen };
+  const init: SessionInit = { id, catalogFile, catalogHash: cat.catalog.hash, model, profile, ttlMs, activation, deferral, contextWindow, tenant: c.tenant, access, execution: req.execution ?? "client", storeArguments, ...frozen, ...(mcp ? { mcp, execution: "edge" as const } : {}) };
   return { init, cat };
 }
 

@@ -4,7 +4,8 @@
 // (`denyAnnotations`, `requireAnnotations`). Patterns are globs (`*`, `?`) over exposed names, or
 // `server:<glob>` over server names. A session freezes its tenant's rules at creation (AccessRules
 // in SessionInit), so its view, like the rest of its prompt, never changes. Every surface asks
-// `accessView` of the session's rules: the deferred section, toolSearch, select: and calls.
+// `sessionView` of the session (its rules; an MCP session also its servers): the deferred
+// section, toolSearch, select: and calls.
 
 import type { CatalogTool } from "./catalog.ts";
 import { canonicalJson } from "./canonical.ts";
@@ -134,4 +135,36 @@ export function accessView(tools: readonly CatalogTool[], rules: AccessRules | u
 /** The clear error for a denied tool, the same on every surface. */
 export function notAvailable(name: string): string {
   return `tool ${name.slice(0, 80)} is not available in this session (access policy)`;
+}
+
+export const NOT_OFFERED = "its server is not reachable from this gateway (clients run it)";
+const gatewayViews = new WeakMap<AccessView, Map<string, AccessView>>();
+
+/** An access view narrowed to some servers (an MCP session's): other tools are refused like denied ones. */
+function narrowToServers(tools: readonly CatalogTool[], view: AccessView, servers: readonly string[]): AccessView {
+  let byServers = gatewayViews.get(view);
+  if (!byServers) gatewayViews.set(view, (byServers = new Map()));
+  const key = servers.join("\u0000");
+  let narrowed = byServers.get(key);
+  if (!narrowed) {
+    const keep = new Set(servers);
+    const candidates = new Set<string>();
+    const denied = new Map(view.denied);
+    for (const t of tools) {
+      if (view.candidates && !view.candidates.has(t.name)) continue;
+      if (keep.has(t.server)) candidates.add(t.name);
+      else denied.set(t.name, NOT_OFFERED);
+    }
+    byServers.set(key, (narrowed = { candidates, denied }));
+  }
+  return narrowed;
+}
+
+/**
+ * The one view of what a session may see and call: its tenant's frozen access rules, and for an
+ * MCP session only the servers the gateway reached when it started. Every surface asks this.
+ */
+export function sessionView(tools: readonly CatalogTool[], s: { access?: AccessRules; mcp?: { servers: readonly string[] } }): AccessView {
+  const view = accessView(tools, s.access);
+  return s.mcp ? narrowToServers(tools, view, s.mcp.servers) : view;
 }

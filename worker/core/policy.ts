@@ -30,6 +30,8 @@ export interface PolicyConfig {
   listingBudget: number;
   /** who may see and call which tool (core/access.ts); absent: every tool for every tenant */
   access?: AccessConfig;
+  /** the model of sessions that name none (MCP clients, which cannot send one) */
+  defaultModel: string;
 }
 
 export const DEFAULT_POLICY: PolicyConfig = {
@@ -38,6 +40,7 @@ export const DEFAULT_POLICY: PolicyConfig = {
   models: {},
   profiles: { default: {} },
   listingBudget: 0.02,
+  defaultModel: "claude-sonnet-4-5",
 };
 
 export type Deferral = "auto" | "on" | "off";

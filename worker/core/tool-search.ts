@@ -32,6 +32,8 @@ export type Activate = (names: string[], query: string, audit?: ActivationAudit)
 
 export interface ToolSearchAnswer {
   result: string;
+  /** the query was refused (empty, too long, bad limit or select: list); `result` says why */
+  isError: boolean;
   loaded: string[];
   alreadyLoaded: string[];
   matches: Match[];
@@ -55,7 +57,7 @@ export async function answerToolSearch(
 ): Promise<ToolSearchAnswer | null> {
   const parsed = parseQuery(query, limit);
   if (session.mode === "full" && parsed.kind !== "error") {
-    return { result: "All tools are already loaded in this session; call them directly.", loaded: [], alreadyLoaded: [], matches: [] };
+    return { result: "All tools are already loaded in this session; call them directly.", isError: false, loaded: [], alreadyLoaded: [], matches: [] };
   }
   const outcome = runSearch(cat, parsed, (limit as number | undefined) ?? DEFAULT_LIMIT, view?.candidates);
   const names = outcome.kind === "select" ? outcome.found.map((t) => t.name) : outcome.kind === "keywords" ? outcome.matches.map((m) => m.name) : [];
@@ -69,5 +71,5 @@ export async function answerToolSearch(
   const proxy = session.activation === "proxy";
   let result = formatResult(outcome, activation.loaded, activation.alreadyLoaded, typeof query === "string" ? query : "", proxy ? "callTool" : "tools");
   if (proxy) result += proxySchemas(cat.byName, [...activation.loaded, ...activation.alreadyLoaded]);
-  return { result, loaded: activation.loaded, alreadyLoaded: activation.alreadyLoaded, matches, activations: activation.activations };
+  return { result, isError: outcome.kind === "error", loaded: activation.loaded, alreadyLoaded: activation.alreadyLoaded, matches, activations: activation.activations };
 }

@@ -1,0 +1,115 @@
+// `npm run bench:mcp`: the MCP gateway (/mcp) in `wrangler dev` on the demo catalog.
+// (1) Tokens an MCP client holds after connecting (initialize instructions + tools/list, o200k),
+//     in each listing form, against connecting the same 12 servers directly (every tool as each
+//     server lists it: the catalog's snapshot, which `catalog build --check` keeps equal to the
+//     live servers). SERVERS names all 12 demo servers here, so the gateway offers every tool;
+//     nothing is called on them in this part.
+// (2) Per-request latency of tools/list, toolSearch and tools/call (server-everything's echo)
+//     through the gateway, each as a ratio over the same client calling server-everything
+//     directly over Streamable HTTP (a direct client has no search: its nearest act, tools/list,
+//     is the base for toolSearch). Interleaved, medians, one run. Writes section 9 of RESULTS.md.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Tiktoken } from "js-tiktoken/lite";
+import o200k from "js-tiktoken/ranks/o200k_base";
+import { readCatalogFile } from "../../cli/lib/files.ts";
+import { mcpTool } from "../../worker/core/mcp-tools.ts";
+import { startEdgeServers } from "../fixtures/edge-servers.ts";
+import { DEV_AUTH, startWranglerDev } from "../fixtures/wrangler-dev.ts";
+import { BENCH_WORK, ROOT } from "./catalogs.ts";
+import { pinnedDemo, replaceSection } from "./results.ts";
+
+const ROUNDS = 200;
+const enc = new Tiktoken(o200k);
+const tokens = (text: string) => enc.encode(text, [], []).length;
+const p = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const int = (n: number) => n.toLocaleString("en-US");
+
+async function client(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const c = new Client({ name: "bench-mcp", version: "1.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return c;
+}
+
+/** What a client holds after connecting: the instructions and every page of tools/list. */
+async function held(c: Client): Promise<{ tokens: number; tools: number }> {
+  const tools = [];
+  let cursor: string | undefined;
+  do {
+    const page = await c.listTools(cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { tokens: tokens(c.getInstructions() ?? "") + tokens(JSON.stringify(tools)), tools: tools.length };
+}
+
+async function time(f: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await f();
+  return performance.now() - t;
+}
+
+async function main(): Promise<void> {
+  await mkdir(BENCH_WORK, { recursive: true });
+  const { catalog } = await readCatalogFile(join(ROOT, "catalogs", await pinnedDemo()));
+  const servers = await startEdgeServers();
+  // every demo server in SERVERS (only server-everything answers calls: part 2 calls only it)
+  const SERVERS = JSON.stringify(Object.fromEntries(catalog.servers.map((s) => [s.name, { url: servers.everything }])));
+  const dev = await startWranglerDev({ persistTo: join(BENCH_WORK, `mcp-${Date.now()}`), vars: { SERVERS } });
+  const lines: string[] = [];
+  try {
+    // (1) tokens held after connecting
+    const direct = catalog.servers.map((s) => catalog.tools.filter((t) => t.server === s.name).map(mcpTool));
+    const directTokens = direct.reduce((n, tools) => n + tokens(JSON.stringify(tools)), 0) + catalog.servers.reduce((n, s) => n + tokens(s.instructions ?? ""), 0);
+    lines.push(
+      `Demo catalog (${catalog.tools.length} tools, ${catalog.servers.length} servers), default model (claude-sonnet-4-5, 200k window: \`auto\` keeps \`names\`). Tokens (o200k_base) of the initialize instructions plus every tools/list page, as the client received them; direct: each server's tools/list (the catalog snapshot) and instructions.`,
+      "",
+      "| connection | tools listed | tokens held | share of direct |",
+      "|---|---|---|---|",
+      `| the 12 servers directly | ${catalog.tools.length} | ${int(directTokens)} | 100% |`,
+    );
+    for (const listing of ["auto", "names", "grouped", "servers", "none"]) {
+      const c = await client(`${dev.url}/mcp?listing=${listing}`, DEV_AUTH);
+      const h = await held(c);
+      lines.push(`| gateway, listing=${listing} | ${h.tools} | ${int(h.tokens)} | ${((100 * h.tokens) / directTokens).toFixed(1)}% |`);
+      await c.close();
+    }
+    // (2) latency, interleaved: direct list, gateway list, gateway search, direct call, gateway call
+    const d = await client(servers.everything);
+    const g = await client(`${dev.url}/mcp?deferral=on`, DEV_AUTH);
+    await g.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
+    const ms = { dList: [] as number[], gList: [] as number[], gSearch: [] as number[], dCall: [] as number[], gCall: [] as number[] };
+    for (let i = 0; i < ROUNDS + 20; i++) {
+      const keep = i >= 20; // warm-up
+      const dl = await time(() => d.listTools());
+      const gl = await time(() => g.listTools());
+      const gs = await time(() => g.callTool({ name: "toolSearch", arguments: { query: i % 2 ? "echo a message" : "select:mcp__everything__echo" } }));
+      const dc = await time(() => d.callTool({ name: "echo", arguments: { message: `m${i}` } }));
+      const gc = await time(() => g.callTool({ name: "mcp__everything__echo", arguments: { message: `m${i}` } }));
+      if (keep) ms.dList.push(dl), ms.gList.push(gl), ms.gSearch.push(gs), ms.dCall.push(dc), ms.gCall.push(gc);
+    }
+    const row = (what: string, gw: number[], base: number[], baseName: string) =>
+      `| ${what} | ${p(gw, 0.5).toFixed(1)} | ${p(gw, 0.99).toFixed(1)} | ${p(base, 0.5).toFixed(1)} (${baseName}) | ${(p(gw, 0.5) / p(base, 0.5)).toFixed(2)}x |`;
+    lines.push(
+      "",
+      `Latency per request, ${ROUNDS} rounds after 20 of warm-up, each round one of each request in turn, the MCP SDK client over Streamable HTTP on 127.0.0.1 (the gateway through wrangler dev and its local proxy).`,
+      "",
+      "| request through the gateway | p50 ms | p99 ms | direct p50 ms | gateway / direct at p50 |",
+      "|---|---|---|---|---|",
+      row("tools/list", ms.gList, ms.dList, "tools/list"),
+      row("tools/call toolSearch", ms.gSearch, ms.dList, "tools/list"),
+      row("tools/call echo", ms.gCall, ms.dCall, "tools/call echo"),
+    );
+    await d.close();
+    await g.close();
+  } finally {
+    await dev.stop();
+    await servers.stop();
+  }
+  await replaceSection("## 9. MCP gateway", `Produced by \`npm run bench:mcp\` (test/bench/mcp.ts).\n\n${lines.join("\n")}`);
+  console.log(lines.join("\n"));
+}
+
+await main();

@@ -1,0 +1,94 @@
+// The MCP gateway as MCP clients meet it: `wrangler dev` (workerd without the test plugin's patched
+// Function, so any code generation would fail here) behind real HTTP, on the demo catalog with
+// SERVERS naming server-everything over Streamable HTTP, and two independent clients: the MCP SDK
+// Client with StreamableHTTPClientTransport, and the MCP Inspector's CLI mode (its own client, the
+// v2 SDK). Tools of the demo's other servers are client-run: not offered here.
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts";
+import { DEV_AUTH, DEV_API_KEY, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
+import { ROOT, tempDir } from "./helpers.ts";
+
+let servers: EdgeServers;
+let dev: DevServer;
+
+beforeAll(async () => {
+  servers = await startEdgeServers();
+  dev = await startWranglerDev({ persistTo: await tempDir("toolsearch-mcp-"), vars: { SERVERS: JSON.stringify({ everything: { url: servers.everything } }) } });
+}, 120_000);
+afterAll(async () => {
+  await dev?.stop();
+  await servers?.stop();
+});
+
+async function connect(query: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp?${query}`), { requestInit: { headers: DEV_AUTH } });
+  const client = new Client({ name: "gateway-test", version: "1.0.0" });
+  const changed: string[] = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async (n) => void changed.push(n.method));
+  await client.connect(transport);
+  return { client, transport, changed };
+}
+
+describe("MCP gateway through wrangler dev, SDK client", () => {
+  it("initialize, list, search, list_changed, re-list, a call through to server-everything, DELETE", async () => {
+    const { client, transport, changed } = await connect("deferral=on&model=gpt-5&listing=names");
+    expect(transport.sessionId).toMatch(/^ses_/);
+    expect(client.getServerVersion()?.name).toBe("toolsearch");
+    const instructions = client.getInstructions()!;
+    expect(instructions).toContain("mcp__everything__echo");
+    // the demo's other servers are run by clients: named as not offered, none of their tools listed
+    expect(instructions).toMatch(/cannot reach their servers \(a client runs them itself\): .*github \(26\)/);
+    expect(instructions).not.toContain("mcp__github__create_issue");
+    const before = (await client.listTools()).tools.map((t) => t.name);
+    expect(before).toEqual(["toolSearch"]);
+
+    const r = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
+    expect(JSON.stringify(r.content)).toContain("Loaded 1 tool");
+    expect(changed).toEqual(["notifications/tools/list_changed"]);
+    const after = (await client.listTools()).tools;
+    expect(after.map((t) => t.name)).toEqual([...before, "mcp__everything__echo"]);
+    expect(after.at(-1)!.inputSchema.properties).toHaveProperty("message");
+    const echo = await client.callTool({ name: "mcp__everything__echo", arguments: { message: "from wrangler dev" } });
+    expect(echo.content).toEqual([{ type: "text", text: "Echo: from wrangler dev" }]);
+
+    const id = transport.sessionId!;
+    await transport.terminateSession();
+    const gone = await fetch(`${dev.url}/mcp`, {
+      method: "POST",
+      headers: { ...DEV_AUTH, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(gone.status).toBe(404);
+    await client.close();
+  });
+});
+
+const run = promisify(execFile);
+const INSPECTOR = join(ROOT, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+
+/** The MCP Inspector's CLI mode (its own client, the v2 SDK): one process, one session per call. */
+async function inspector(query: string, ...args: string[]) {
+  const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", `${dev.url}/mcp?${query}`, "--header", `Authorization: Bearer ${DEV_API_KEY}`, ...args], { timeout: 60_000 });
+  return JSON.parse(stdout);
+}
+
+describe("MCP gateway through wrangler dev, the MCP Inspector CLI", () => {
+  it("tools/list shows toolSearch, not the deferred tools", async () => {
+    const listed = await inspector("deferral=on", "--method", "tools/list");
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["toolSearch"]);
+  });
+
+  it("tools/call runs toolSearch, and (every tool listed) a tool through to server-everything", async () => {
+    const r = await inspector("deferral=on", "--method", "tools/call", "--tool-name", "toolSearch", "--tool-arg", "query=select:mcp__everything__echo");
+    expect(r.content[0].text).toContain("Loaded 1 tool");
+    // the Inspector calls only tools it has listed, and each of its runs is a new session
+    const sum = await inspector("deferral=off", "--method", "tools/call", "--tool-name", "mcp__everything__get-sum", "--tool-arg", "a=2", "b=40");
+    expect(sum.content[0].text).toBe("The sum of 2 and 40 is 42.");
+  });
+});

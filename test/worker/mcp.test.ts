@@ -1,0 +1,277 @@
+// The MCP gateway inside workerd: the MCP SDK client (StreamableHTTPClientTransport) talks to the
+// Worker's fetch, with real Durable Objects, on the `edge` catalog whose servers (server-everything,
+// the stateful fixture) edge-setup.ts runs and SERVERS names. The story a client lives through
+// (initialize, list, search, list_changed, re-list, a call through to server-everything, DELETE),
+// byte-stable instructions and listing, what the gateway cannot run or the tenant may not see,
+// tenants, a Durable Object restart, and every protocol-level bad input with nothing half-written.
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import worker from "../../worker/index.ts";
+import type { SessionDO } from "../../worker/session.ts";
+import { AUTH_A, AUTH_B, BASE, callWith, EDGE, fixture, fixtureCalls, sessionObject, upstreamOf, type Json } from "./helpers.ts";
+
+/** The Worker's fetch with vars over the test deployment's (the edge catalog by default). */
+const gateway =
+  (vars: Record<string, unknown> = EDGE) =>
+  (u: string | URL | Request, init?: RequestInit) =>
+    worker.fetch(new Request(u, init), { ...env, ...vars } as Env, createExecutionContext());
+
+/** SERVERS with only server-everything: the fixture and legacy servers become client-run. */
+const everythingOnly = () => ({ ...EDGE, SERVERS: JSON.stringify({ everything: (JSON.parse(env.SERVERS as unknown as string) as Json).everything }) });
+
+async function connect(query = "deferral=on", auth: Record<string, string> = AUTH_A, vars: Record<string, unknown> = EDGE) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp?${query}`), { fetch: gateway(vars), requestInit: { headers: auth } });
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  const changed: number[] = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changed.push(Date.now()));
+  await client.connect(transport);
+  return { client, transport, changed, id: transport.sessionId! };
+}
+
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+const textOf = (r: Json) => (r.content as Json[]).map((c) => c.text).join("\n");
+const audit = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=100`)).body.events as Json[];
+
+/** A raw JSON-RPC POST to /mcp. */
+async function rpc(body: unknown, headers: Record<string, string> = {}) {
+  const res = await gateway()(`${BASE}/mcp`, {
+    method: "POST",
+    headers: { ...AUTH_A, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  // an SSE answer carries its JSON-RPC messages in data: lines
+  const data = res.headers.get("content-type")?.startsWith("text/event-stream") ? text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6))) : [JSON.parse(text || "null")];
+  return { status: res.status, headers: res.headers, messages: data as Json[] };
+}
+
+async function stored(id: string) {
+  return runInDurableObject(sessionObject(id), (o: SessionDO) => ({ state: o.get(), events: o.events() }));
+}
+
+describe("MCP gateway: the client's story", () => {
+  it("initialize, list, search with list_changed, re-list, a call through to server-everything, DELETE", async () => {
+    const { client, transport, changed, id } = await connect();
+    expect(id).toMatch(/^ses_/);
+    const instructions = client.getInstructions()!;
+    expect(instructions).toMatch(/^This gateway serves 23 tools from 3 servers through tool search/);
+    expect(instructions).toContain("mcp__everything__echo"); // the deferred listing
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+
+    const first = await client.listTools();
+    expect(first.tools.map((t) => t.name)).toEqual(["toolSearch"]);
+    const searchTool = first.tools[0]!;
+    expect(searchTool.description).toContain("mcp__everything__echo"); // the listing rides in its description too
+
+    const r = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo,mcp__everything__get-sum" } });
+    expect(r.isError).toBeFalsy();
+    expect(textOf(r)).toContain("Loaded 2 tools");
+    expect(changed.length).toBe(1);
+
+    const second = await client.listTools();
+    expect(second.tools.map((t) => t.name)).toEqual(["toolSearch", "mcp__everything__echo", "mcp__everything__get-sum"]);
+    // byte-stable: the listing never changes for the session
+    expect(JSON.stringify(second.tools[0])).toBe(JSON.stringify(searchTool));
+    expect(second.tools[1]!.annotations).toMatchObject({ readOnlyHint: true });
+
+    // the call runs at the edge, in the session's kept-alive upstream MCP session
+    const echo = await client.callTool({ name: "mcp__everything__echo", arguments: { message: "through the gateway" } });
+    expect(echo).toEqual({ content: [{ type: "text", text: "Echo: through the gateway" }] });
+    expect(changed.length).toBe(1); // nothing new was loaded
+
+    // asking again loads nothing and sends no notification
+    const again = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
+    expect(textOf(again)).toContain("Already loaded");
+    expect(changed.length).toBe(1);
+
+    // the same session over /v1, as the page and REST clients see it, with its audit trail
+    const rest = await callWith(EDGE, "GET", `/v1/sessions/${id}`);
+    expect(rest.body).toMatchObject({ activations: ["mcp__everything__echo", "mcp__everything__get-sum"], execution: "edge" });
+    const events = await audit(id);
+    expect(events.map((e) => [e.type, e.tool, e.outcome, e.via])).toContainEqual(["call", "mcp__everything__echo", "ok", "mcp"]);
+    expect(events.filter((e) => e.type === "search").every((e) => e.via === "mcp")).toBe(true);
+
+    await transport.terminateSession();
+    expect((await callWith(EDGE, "GET", `/v1/sessions/${id}`)).status).toBe(404);
+    await client.close();
+  });
+
+  it("a deferred tool called directly is loaded (list_changed), its arguments checked, then run", async () => {
+    const { client, changed } = await connect();
+    const bad = await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: "one" } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/invalid arguments for mcp__everything__get-sum/);
+    expect(changed.length).toBe(1);
+    expect(await toolNames(client)).toEqual(["toolSearch", "mcp__everything__get-sum"]);
+    const sum = await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: 2, b: 3 } });
+    expect(textOf(sum)).toBe("The sum of 2 and 3 is 5.");
+    expect(changed.length).toBe(1);
+  });
+
+  it("keeps one upstream MCP session across calls (server state lives on), and DELETE closes it", async () => {
+    const { client, transport, id } = await connect("deferral=off");
+    await client.callTool({ name: "mcp__fixture__counter_add", arguments: { n: 2 } });
+    await client.callTool({ name: "mcp__fixture__counter_add", arguments: { n: 3 } });
+    expect(textOf(await client.callTool({ name: "mcp__fixture__counter_get", arguments: {} }))).toContain("5");
+    const upstream = await upstreamOf(id);
+    expect(upstream).toBeTruthy();
+    expect((await fixtureCalls(upstream)).map((c) => c.tool)).toEqual(["counter_add", "counter_add", "counter_get"]);
+    await transport.terminateSession();
+    expect((await fixture("stats")).deletes).toContain(upstream);
+  });
+
+  it("keywords, +word and mcp__server work as on /v1; a bad query is an isError result", async () => {
+    const { client } = await connect();
+    const kw = await client.callTool({ name: "toolSearch", arguments: { query: "add two numbers sum", limit: 1 } });
+    expect(textOf(kw)).toMatch(/mcp__(everything|legacy)__get-sum/);
+    const browse = await client.callTool({ name: "toolSearch", arguments: { query: "mcp__fixture" } });
+    expect(textOf(browse)).toContain("mcp__fixture__counter_add");
+    const bad = await client.callTool({ name: "toolSearch", arguments: { query: "" } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/query is empty/);
+  });
+
+  it("two sessions with the same options get byte-identical instructions and listing", async () => {
+    const a = await connect();
+    const b = await connect();
+    expect(a.id).not.toBe(b.id);
+    expect(a.client.getInstructions()).toBe(b.client.getInstructions());
+    expect(JSON.stringify((await a.client.listTools()).tools)).toBe(JSON.stringify((await b.client.listTools()).tools));
+  });
+
+  it("deferral=off lists every tool and no toolSearch", async () => {
+    const { client } = await connect("deferral=off");
+    const names = await toolNames(client);
+    expect(names).not.toContain("toolSearch");
+    expect(names).toHaveLength(23);
+    expect(client.getInstructions()).toMatch(/every one is in tools\/list/);
+  });
+
+  it("session options from headers, checked by the same rules as POST /v1/sessions", async () => {
+    const { id } = await connect("", { ...AUTH_A, "x-toolsearch-model": "gpt-4o", "x-toolsearch-deferral": "on", "x-toolsearch-listing": "grouped" });
+    const s = (await callWith(EDGE, "GET", `/v1/sessions/${id}`)).body;
+    expect([s.model, s.mode, s.listing]).toEqual(["gpt-4o", "deferred", "grouped"]);
+    const bad = await rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }, { "x-toolsearch-deferral": "sometimes" });
+    expect(bad.status).toBe(400);
+    expect(bad.messages[0].error.message).toMatch(/deferral/);
+  });
+});
+
+describe("MCP gateway: what it offers", () => {
+  it("tools of servers it cannot reach are not offered, and the instructions say so", async () => {
+    const vars = everythingOnly();
+    const { client, changed } = await connect("deferral=on", AUTH_A, vars);
+    const instructions = client.getInstructions()!;
+    expect(instructions).toMatch(/^This gateway serves 13 tools from 1 servers/);
+    expect(instructions).toContain("cannot reach their servers (a client runs them itself): fixture (8), legacy (2)");
+    expect(instructions).not.toContain("mcp__fixture__whoami");
+    const found = await client.callTool({ name: "toolSearch", arguments: { query: "counter add", limit: 5 } });
+    expect(textOf(found)).not.toContain("mcp__fixture__");
+    const sel = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__fixture__whoami" } });
+    expect(textOf(sel)).toContain("mcp__fixture__whoami is not available in this session");
+    await expect(client.callTool({ name: "mcp__fixture__whoami", arguments: {} })).rejects.toThrow(/Unknown tool: mcp__fixture__whoami/);
+    expect(changed.length).toBe(0);
+    expect(await toolNames(client)).toEqual(["toolSearch"]);
+  });
+
+  it("the tenant's access rules apply: a denied tool is in no listing, search or call", async () => {
+    const vars = { ...EDGE, POLICY: { ...(env.POLICY as object), access: { tenants: { "tenant-a": { deny: ["mcp__everything__echo"], denyAnnotations: { destructiveHint: true } } } } } };
+    const { client, id } = await connect("deferral=on", AUTH_A, vars);
+    expect(client.getInstructions()).not.toContain("mcp__everything__echo");
+    expect(client.getInstructions()).not.toContain("mcp__fixture__wipe_all");
+    const sel = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
+    expect(textOf(sel)).toContain("is not available in this session");
+    await expect(client.callTool({ name: "mcp__fixture__wipe_all", arguments: {} })).rejects.toThrow(/Unknown tool/);
+    expect((await audit(id)).filter((e) => e.type === "denial").map((e) => e.tool).sort()).toEqual(["mcp__everything__echo", "mcp__fixture__wipe_all"]);
+  });
+});
+
+describe("MCP gateway: tenants and restarts", () => {
+  it("another tenant's client cannot use the session", async () => {
+    const { id } = await connect();
+    const r = await rpc({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { ...AUTH_B, "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+    expect(r.status).toBe(404);
+    expect(r.messages[0].error.code).toBe(-32001);
+  });
+
+  it("the session survives its Durable Object restarting", async () => {
+    const { client, id } = await connect();
+    await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__get-sum" } });
+    await runInDurableObject(sessionObject(id), (_o: SessionDO, state) => state.abort("restart for the test")).catch(() => {});
+    expect(await toolNames(client)).toEqual(["toolSearch", "mcp__everything__get-sum"]);
+    expect(textOf(await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: 1, b: 1 } }))).toBe("The sum of 1 and 1 is 2.");
+  });
+});
+
+describe("MCP gateway: protocol-level bad input", () => {
+  const list = { jsonrpc: "2.0", id: 3, method: "tools/list" };
+  // [what, body, headers, send the real session id?, status, JSON-RPC code]
+  const cases: Array<[string, unknown, Record<string, string>, boolean, number, number]> = [
+    ["malformed JSON", "{not json", {}, true, 400, -32700],
+    ["not JSON-RPC", { hello: "world" }, {}, true, 400, -32600],
+    ["a request without Mcp-Session-Id", list, {}, false, 400, -32000],
+    ["an unknown session id", list, { "mcp-session-id": "ses_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }, false, 404, -32001],
+    ["a malformed session id", list, { "mcp-session-id": "nope" }, false, 404, -32001],
+    ["an unsupported protocol version", list, { "mcp-protocol-version": "1999-01-01" }, true, 400, -32000],
+    ["a protocol version other than the negotiated one", list, { "mcp-protocol-version": "2025-03-26" }, true, 400, -32000],
+    ["a batch in a protocol without batches", [list, { ...list, id: 4 }], {}, true, 400, -32600],
+    ["initialize inside a batch", [{ jsonrpc: "2.0", id: 5, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "x", version: "1" } } }, list], {}, true, 400, -32600],
+  ];
+  for (const [what, body, headers, withSession, status, code] of cases) {
+    it(`${what}: ${status} with JSON-RPC error ${code}, nothing stored`, async () => {
+      const { client, id } = await connect();
+      await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
+      const before = await stored(id);
+      const r = await rpc(body, { "mcp-protocol-version": "2025-11-25", ...(withSession ? { "mcp-session-id": id } : {}), ...headers });
+      expect(r.status).toBe(status);
+      expect(r.messages[0].jsonrpc).toBe("2.0");
+      expect(r.messages[0].error.code).toBe(code);
+      const after = await stored(id);
+      expect({ ...after.state, lastUsedAt: 0 }).toEqual({ ...before.state, lastUsedAt: 0 });
+      expect(after.events).toEqual(before.events);
+    });
+  }
+
+  it("an unknown method is JSON-RPC -32601 Method not found", async () => {
+    const { id } = await connect();
+    const r = await rpc({ jsonrpc: "2.0", id: 6, method: "tools/frobnicate" }, { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+    expect(r.status).toBe(200);
+    expect(r.messages[0].error.code).toBe(-32601);
+  });
+
+  it("a bad cursor is -32602 Invalid params; tools/list pages with nextCursor", async () => {
+    const { client, id } = await connect("deferral=off");
+    const r = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: "zzz" } }, { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+    expect(r.messages[0].error.code).toBe(-32602);
+    // 23 tools fit one page of 100: no cursor; the SDK client follows nextCursor when there is one
+    expect((await client.listTools()).nextCursor).toBeUndefined();
+  });
+
+  it("GET is 405 (no server-initiated stream); no key is 401", async () => {
+    const { id } = await connect();
+    const get = await gateway()(`${BASE}/mcp`, { headers: { ...AUTH_A, accept: "text/event-stream", "mcp-session-id": id } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST, DELETE");
+    const anon = await gateway()(`${BASE}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(anon.status).toBe(401);
+    expect(anon.headers.get("www-authenticate")).toMatch(/^Bearer/);
+  });
+
+  it("protocol 2025-03-26 negotiates, omits the version header, and may batch", async () => {
+    const init = await rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "old", version: "1" } } });
+    expect(init.messages[0].result.protocolVersion).toBe("2025-03-26");
+    const id = init.headers.get("mcp-session-id")!;
+    const r = await rpc([list, { ...list, id: 9 }], { "mcp-session-id": id });
+    expect(r.status).toBe(200);
+    expect(r.messages.map((m) => m.id).sort()).toEqual([3, 9]);
+  });
+
+  it("an unsupported requested version is answered with the latest", async () => {
+    const init = await rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2030-01-01", capabilities: {}, clientInfo: { name: "future", version: "1" } } });
+    expect(init.messages[0].result.protocolVersion).toBe("2025-11-25");
+  });
+});

@@ -1,0 +1,108 @@
+// The MCP gateway's view of a session, pure: the tools a client lists (core tools, toolSearch
+// carrying the frozen deferred listing in its description, then activated tools in activation
+// order), paged with opaque cursors, and the initialize instructions. Every text comes from the
+// session's frozen fields, so what an MCP client puts in front of its model is byte-stable for
+// the session's life, like the system section on /v1.
+
+import type { CatalogTool } from "./catalog.ts";
+import { ToolsearchError } from "./errors.ts";
+import { TOOL_SEARCH_TOOL } from "./prompt.ts";
+
+/** tools/list page size: large enough that typical sessions fit one page */
+export const MCP_PAGE_SIZE = 100;
+
+/** A tool as MCP's tools/list describes it. */
+export interface McpTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+export interface McpSessionView {
+  mode: "deferred" | "full";
+  systemSection: string;
+  coreTools: readonly string[];
+  activations: readonly string[];
+}
+
+export function mcpTool(t: CatalogTool): McpTool {
+  const tool: McpTool = { name: t.name, description: t.description, inputSchema: t.inputSchema };
+  if (t.title) tool.title = t.title;
+  if (t.outputSchema) tool.outputSchema = t.outputSchema;
+  if (t.annotations) tool.annotations = t.annotations;
+  return tool;
+}
+
+/** toolSearch as an MCP tool: MCP clients show tool descriptions to the model, so the listing rides here too. */
+export function mcpToolSearch(section: string): McpTool {
+  return { ...TOOL_SEARCH_TOOL, description: section ? `${TOOL_SEARCH_TOOL.description}\n\n${section}` : TOOL_SEARCH_TOOL.description };
+}
+
+/** Every tool the session offers now, in its stable order. */
+export function sessionMcpTools(byName: ReadonlyMap<string, CatalogTool>, s: McpSessionView): McpTool[] {
+  const def = (name: string) => {
+    const t = byName.get(name);
+    if (!t) throw new ToolsearchError("catalog_mismatch", `tool ${name} is not in the session's catalog`);
+    return mcpTool(t);
+  };
+  const search = s.mode === "deferred" ? [mcpToolSearch(s.systemSection)] : [];
+  return [...s.coreTools.map(def), ...search, ...s.activations.map(def)];
+}
+
+const CURSOR_RE = /^o([0-9]{1,7})$/;
+
+/** One page of a list; `cursor` is what the previous page returned as nextCursor. */
+export function pageOf<T>(items: readonly T[], cursor: string | undefined, size = MCP_PAGE_SIZE): { page: T[]; nextCursor?: string } {
+  let offset = 0;
+  if (cursor !== undefined) {
+    const m = CURSOR_RE.exec(cursor);
+    if (!m || Number(m[1]) > items.length) throw new ToolsearchError("bad_request", `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one this server gave`);
+    offset = Number(m[1]);
+  }
+  const page = items.slice(offset, offset + size);
+  return offset + size < items.length ? { page, nextCursor: `o${offset + size}` } : { page };
+}
+
+export interface Unreachable {
+  server: string;
+  tools: number;
+}
+
+export interface GatewayOffer {
+  /** the tools the gateway offers: visible ones of servers it reaches */
+  offered: CatalogTool[];
+  /** the servers of those tools, sorted (frozen in the session: its view) */
+  servers: string[];
+  counts: { tools: number; servers: number };
+  /** servers with visible tools the gateway cannot run, and how many */
+  unreachable: Unreachable[];
+}
+
+/** What an MCP session offers of the tools its tenant may see, given the servers the Worker reaches. */
+export function gatewayOffer(visible: readonly CatalogTool[], reachable: { has(server: string): boolean }): GatewayOffer {
+  const offered = visible.filter((t) => reachable.has(t.server));
+  const servers = [...new Set(offered.map((t) => t.server))].sort();
+  const missing = new Map<string, number>();
+  for (const t of visible) if (!reachable.has(t.server)) missing.set(t.server, (missing.get(t.server) ?? 0) + 1);
+  const unreachable = [...missing].sort(([a], [b]) => (a < b ? -1 : 1)).map(([server, tools]) => ({ server, tools }));
+  return { offered, servers, counts: { tools: offered.length, servers: servers.length }, unreachable };
+}
+
+
+/** The initialize instructions: how to load tools, the deferred listing, and what is not offered here. */
+export function mcpInstructions(view: Pick<McpSessionView, "mode" | "systemSection">, offered: { tools: number; servers: number }, unreachable: readonly Unreachable[]): string {
+  const lines = [
+    view.mode === "deferred"
+      ? `This gateway serves ${offered.tools} tools from ${offered.servers} servers through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); loaded tools join tools/list (the server sends notifications/tools/list_changed) and stay loaded for this session.`
+      : `This gateway serves ${offered.tools} tools from ${offered.servers} servers; every one is in tools/list.`,
+  ];
+  if (unreachable.length) {
+    const list = unreachable.map((u) => `${u.server} (${u.tools})`).join(", ");
+    lines.push(`Not offered here, because this gateway cannot reach their servers (a client runs them itself): ${list}.`);
+  }
+  if (view.systemSection) lines.push("", view.systemSection.trimEnd());
+  return `${lines.join("\n")}\n`;
+}
