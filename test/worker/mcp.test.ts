@@ -166,7 +166,7 @@ describe("MCP gateway: what it offers", () => {
     const vars = everythingOnly();
     const { client, changed } = await connect("deferral=on", AUTH_A, vars);
     const instructions = client.getInstructions()!;
-    expect(instructions).toMatch(/^This gateway serves 13 tools from 1 servers/);
+    expect(instructions).toMatch(/^This gateway serves 13 tools from 1 server through/);
     expect(instructions).toContain("cannot reach their servers (a client runs them itself): fixture (8), legacy (2)");
     expect(instructions).not.toContain("mcp__fixture__whoami");
     const found = await client.callTool({ name: "toolSearch", arguments: { query: "counter add", limit: 5 } });
@@ -176,6 +176,12 @@ describe("MCP gateway: what it offers", () => {
     await expect(client.callTool({ name: "mcp__fixture__whoami", arguments: {} })).rejects.toThrow(/Unknown tool: mcp__fixture__whoami/);
     expect(changed.length).toBe(0);
     expect(await toolNames(client)).toEqual(["toolSearch"]);
+  });
+
+  it("with no reachable server it offers nothing, and says why", async () => {
+    const { client } = await connect("deferral=on", AUTH_A, { ...EDGE, SERVERS: "{}" });
+    expect(client.getInstructions()).toMatch(/^This gateway offers no tools: it reaches none of its catalog's servers/);
+    expect(client.getInstructions()).toContain("everything (13), fixture (8), legacy (2)");
   });
 
   it("the tenant's access rules apply: a denied tool is in no listing, search or call", async () => {

@@ -94,10 +94,14 @@ export function gatewayOffer(visible: readonly CatalogTool[], reachable: { has(s
 
 /** The initialize instructions: how to load tools, the deferred listing, and what is not offered here. */
 export function mcpInstructions(view: Pick<McpSessionView, "mode" | "systemSection">, offered: { tools: number; servers: number }, unreachable: readonly Unreachable[]): string {
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const serves = `This gateway serves ${plural(offered.tools, "tool")} from ${plural(offered.servers, "server")}`;
   const lines = [
-    view.mode === "deferred"
-      ? `This gateway serves ${offered.tools} tools from ${offered.servers} servers through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); loaded tools join tools/list (the server sends notifications/tools/list_changed) and stay loaded for this session.`
-      : `This gateway serves ${offered.tools} tools from ${offered.servers} servers; every one is in tools/list.`,
+    offered.tools === 0
+      ? "This gateway offers no tools: it reaches none of its catalog's servers (the deployment's SERVERS names none of them)."
+      : view.mode === "deferred"
+        ? `${serves} through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); loaded tools join tools/list (the server sends notifications/tools/list_changed) and stay loaded for this session.`
+        : `${serves}; every one is in tools/list.`,
   ];
   if (unreachable.length) {
     const list = unreachable.map((u) => `${u.server} (${u.tools})`).join(", ");
