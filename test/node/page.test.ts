@@ -92,8 +92,8 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(widest.width).toBeGreaterThan(100);
     for (const b of bars.filter((x) => x.value > 0)) expect(b.width).toBeCloseTo(Math.max((b.value / widest.value) * widest.width, widest.width / 430), 0);
     // each series has its own colour, the one its legend swatch shows
-    const fills = await page.locator(".chart rect.bar").evaluateAll((els) => [...new Map(els.map((e) => [e.getAttribute("data-series"), getComputedStyle(e).fill])).values()]);
-    const swatches = await page.locator(".chart-figure .legend .swatch").evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
+    const fills = await page.locator(".chart rect.bar").evaluateAll((els) => [...new Map(els.map((e) => [e.getAttribute("data-series"), e.ownerDocument.defaultView!.getComputedStyle(e).fill])).values()]);
+    const swatches = await page.locator(".chart-figure .legend .swatch").evaluateAll((els) => els.map((e) => e.ownerDocument.defaultView!.getComputedStyle(e).backgroundColor));
     expect(fills).toEqual(swatches);
     expect(new Set(fills).size).toBe(4);
     expect(fills).not.toContain("rgb(0, 0, 0)"); // SVG's default fill: a series without a colour
