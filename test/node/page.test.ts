@@ -1,5 +1,6 @@
 // The page in a real browser: headless Chromium (test/fixtures/browser.ts) against the Worker in
-// `wrangler dev` (demo catalog, real Durable Objects, the scripted upstream model for one chat),
+// `wrangler dev` (demo catalog, real Durable Objects, the scripted upstream model for one chat,
+// server-everything over Streamable HTTP as the catalog's `everything` server for edge calls),
 // with the development key a user pastes. Each case checks what a person would look at, against
 // the numbers the /v1 API gives for the same thing. Without a browser the cases skip and say why.
 import OpenAI from "openai";
@@ -7,6 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { launchChromium } from "../fixtures/browser.ts";
+import { startEverything } from "../fixtures/edge-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { DEV_API_KEY, DEV_AUTH, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { tempDir } from "./helpers.ts";
@@ -19,7 +21,10 @@ if (typeof launched === "string") console.warn(`SKIPPED: the page's browser test
 
 let dev: DevServer;
 let llm: ScriptedLLM;
+let everything: { url: string; stop(): Promise<void> };
 let page: Page;
+/** the session of the audit case: the accessibility check draws its view, audit panel included */
+let audited = "";
 const problems: string[] = [];
 
 const api = async (path: string, body?: unknown): Promise<Json> => {
@@ -47,8 +52,9 @@ const numbers = (texts: string[]) => texts.map((t) => Number(t));
 
 describe.skipIf(!browser)("the page in headless Chromium", () => {
   beforeAll(async () => {
-    llm = await startScriptedLLM();
-    dev = await startWranglerDev({ persistTo: await tempDir("toolsearch-page-"), vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key" } });
+    [llm, everything] = await Promise.all([startScriptedLLM(), startEverything()]);
+    const SERVERS = JSON.stringify({ everything: { url: everything.url, timeoutMs: 10_000 } });
+    dev = await startWranglerDev({ persistTo: await tempDir("toolsearch-page-"), vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key", SERVERS } });
     page = await openPage(problems);
   }, 120_000);
 
@@ -56,6 +62,7 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     await browser?.close();
     await dev?.stop();
     await llm?.close();
+    await everything?.stop();
   });
 
   it("loads with the development key: the pinned label, the servers, the totals; the key only in sessionStorage", async () => {
@@ -84,6 +91,12 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     const widest = bars.reduce((a, b) => (b.value > a.value ? b : a));
     expect(widest.width).toBeGreaterThan(100);
     for (const b of bars.filter((x) => x.value > 0)) expect(b.width).toBeCloseTo(Math.max((b.value / widest.value) * widest.width, widest.width / 430), 0);
+    // each series has its own colour, the one its legend swatch shows
+    const fills = await page.locator(".chart rect.bar").evaluateAll((els) => [...new Map(els.map((e) => [e.getAttribute("data-series"), e.ownerDocument.defaultView!.getComputedStyle(e).fill])).values()]);
+    const swatches = await page.locator(".chart-figure .legend .swatch").evaluateAll((els) => els.map((e) => e.ownerDocument.defaultView!.getComputedStyle(e).backgroundColor));
+    expect(fills).toEqual(swatches);
+    expect(new Set(fills).size).toBe(4);
+    expect(fills).not.toContain("rgb(0, 0, 0)"); // SVG's default fill: a series without a colour
   });
 
   it("filters and sorts the tools table; the sort headers work from the keyboard", async () => {
@@ -101,13 +114,19 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.getAttribute('#tools-table th:has(button[data-sort="definition"])', "aria-sort")).toBe("descending");
   });
 
-  it("shows the policy decision for a typed model, as the API decides it", async () => {
-    for (const model of ["claude-3-haiku-20240307", "gpt-4o"]) {
-      const want = await api(`/v1/catalog/policy?model=${model}`);
+  it("shows the policy decision for a typed model, as the API decides it: mode, listing form, each with its reason", async () => {
+    const cases: Array<[string, string]> = [["claude-3-haiku-20240307", ""], ["gpt-4o", ""], ["gpt-4o", "servers"]];
+    for (const [model, listing] of cases) {
+      const want = await api(`/v1/catalog/policy?model=${model}${listing ? `&listing=${listing}` : ""}`);
+      await page.selectOption("#policy-listing", listing);
       await page.fill("#policy-model", model);
       await page.press("#policy-model", "Enter");
       await expect.poll(() => page.getAttribute("#policy-result [data-mode]", "data-mode")).toBe(want.mode);
-      expect(await page.textContent("#policy-result .reason")).toBe(want.reason);
+      await expect.poll(() => page.getAttribute("#policy-result [data-listing]", "data-listing")).toBe(want.listing ?? "");
+      const [modeWhy, listingWhy] = [await page.textContent("#policy-result .mode-reason"), await page.textContent("#policy-result .listing-reason")];
+      expect(want.listing ? `${modeWhy}; ${listingWhy}` : modeWhy).toBe(want.reason);
+      if (listing) expect(listingWhy).toMatch(new RegExp(`^listing "${listing}" \\(\\d+ tokens\\): requested for this session$`));
+      expect(await page.textContent("#policy-result .view-counts")).toMatch(new RegExp(`^This key's tenant sees all ${want.access.catalogTools} tools \\(access rules: default\\)`));
     }
   });
 
@@ -141,6 +160,9 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     await page.waitForSelector('.timeline [data-activation="mcp__github__create_issue"]');
     expect(await page.textContent('[data-fact="mode"]')).toBe("deferred");
     expect(await page.textContent('[data-fact="reason"]')).toBe(s.reason);
+    expect(await page.getAttribute('[data-fact="listing"]', "data-value")).toBe(s.listing);
+    expect(await page.getAttribute('[data-fact="execution"]', "data-value")).toBe("client");
+    expect(await page.locator(".client-tools").count()).toBe(0); // no chat client declared tools here
     expect(await page.textContent("#prefix-hash")).toBe(prompt.prefixHash);
     expect(await page.getAttribute("#tools-bytes", "data-bytes")).toBe(String(Buffer.byteLength(canonicalJson(prompt.tools))));
     expect(await page.textContent("#system-section")).toBe(prompt.system);
@@ -149,12 +171,15 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(rows.map((r) => r[0])).toEqual(prompt.tools.map((t: Json) => t.function.name));
   });
 
-  it("opens a chat endpoint session by its x-toolsearch-session id: the hidden round is a splice", async () => {
+  it("opens a chat endpoint session by its x-toolsearch-session id: the hidden round is a splice, the client's tools their plan", async () => {
     const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: DEV_API_KEY, maxRetries: 0 });
-    const { data, response } = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "create an issue on github" }] }).withResponse();
+    const weather = { type: "function" as const, function: { name: "local_weather", description: "The weather forecast for a city.", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } };
+    const { data, response } = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "create an issue on github" }], tools: [weather] }).withResponse();
     const call = data.choices[0]!.message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe("mcp__github__create_issue");
     const id = response.headers.get("x-toolsearch-session")!;
+    const state = await api(`/v1/sessions/${id}`);
+    expect(state.clientTools).toMatchObject({ kept: ["local_weather"], deferred: 0 });
     await page.click('nav a[data-view="session"]');
     await page.fill("#session-id", id);
     await page.press("#session-id", "Enter");
@@ -162,12 +187,83 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.locator("table.splices tbody tr").count()).toBe(1);
     expect(await page.textContent("table.splices tbody tr")).toContain("toolSearch");
     expect(await page.locator('.timeline [data-activation="mcp__github__create_issue"]').count()).toBe(1);
+    expect(await page.textContent('[data-fact="client-kept"]')).toBe("local_weather");
+    expect(await page.textContent('[data-fact="client-deferred"]')).toMatch(/^0 /);
+    expect(await page.textContent('[data-fact="client-reason"]')).toBe(state.clientTools.reason);
+    expect(await page.textContent('[data-fact="client-hash"] code')).toBe(state.clientTools.hash.slice(0, 16));
+  });
+
+  it("the audit panel shows the session's events as the API gives them, newest first, with More for older pages", async () => {
+    const s = await api("/v1/sessions", { model: "gpt-5", deferral: "on", execution: "edge" });
+    await api(`/v1/sessions/${s.id}/tool-search`, { query: "github issue pull request", limit: 20 });
+    await api(`/v1/sessions/${s.id}/tool-search`, { query: "browser screenshot", limit: 5 });
+    // an edge call: the Worker runs server-everything's echo (the call loads the tool: an activation)
+    const echo = await api(`/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { arguments: { message: "from the page test" } });
+    expect(echo.content).toEqual([{ type: "text", text: "Echo: from the page test" }]);
+    // arguments that fail the schema: refused before the server, audited as invalid_arguments
+    const bad = await fetch(`${dev.url}/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { method: "POST", headers: { ...DEV_AUTH, "content-type": "application/json" }, body: JSON.stringify({ arguments: { message: 42 } }) });
+    expect(bad.status).toBe(400);
+    audited = s.id;
+    const all = (await api(`/v1/sessions/${s.id}/audit?limit=500`)).events as Json[];
+    expect(all.length).toBeGreaterThan(25); // more than one page of the panel
+    expect(all.slice(0, 3).map((e) => [e.type, e.tool, e.outcome])).toEqual([["call", "mcp__everything__echo", "invalid_arguments"], ["call", "mcp__everything__echo", "ok"], ["activation", "mcp__everything__echo", "ok"]]);
+    expect(all.filter((e) => e.type === "search")).toHaveLength(2);
+
+    await page.goto(`${dev.url}/#session=${s.id}`);
+    await page.waitForSelector("table.audit tbody tr");
+    expect(await page.getAttribute('[data-fact="execution"]', "data-value")).toBe("edge");
+    // the timeline tells the call's load of its tool from a toolSearch
+    const activations = (await api(`/v1/sessions/${s.id}`)).activations as string[];
+    expect(await page.textContent("#timeline-heading")).toBe(`Timeline: 2 searches, 1 call that loaded its tool, ${activations.length} activations`);
+    expect(await page.textContent('.timeline li[data-query="call:mcp__everything__echo"] .what')).toBe("a call of mcp__everything__echo");
+    const rows = page.locator("table.audit tbody tr");
+    expect(await rows.count()).toBe(25);
+    expect(await page.textContent("#audit-status")).toBe("25 events, newest first; older ones follow.");
+    while (await page.isVisible("#audit-more")) {
+      const before = await rows.count();
+      await page.focus("#audit-more");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => rows.count()).toBeGreaterThan(before);
+    }
+    expect(await page.textContent("#audit-status")).toBe(`${all.length} events, newest first, all of them.`);
+    const shown = await rows.evaluateAll((trs) =>
+      trs.map((tr) => ({
+        id: tr.getAttribute("data-event"),
+        type: tr.children[1]!.textContent,
+        tool: tr.getAttribute("data-tool") || null,
+        outcome: tr.children[3]!.textContent,
+        durationMs: Number(tr.getAttribute("data-duration-ms")),
+        shownMs: tr.children[4]!.textContent,
+        argsDigest: tr.getAttribute("data-args-digest") || null,
+        argsBytes: Number(tr.getAttribute("data-args-bytes")),
+        args: tr.children[5]!.textContent,
+      })),
+    );
+    expect(shown).toEqual(
+      all.map((e) => ({
+        id: e.id,
+        type: e.type,
+        tool: e.tool,
+        outcome: e.outcome,
+        durationMs: e.durationMs,
+        shownMs: e.durationMs.toLocaleString("en-US"),
+        argsDigest: e.argsDigest,
+        argsBytes: e.argsBytes,
+        args: e.argsDigest ? `${e.argsDigest.slice(0, 12)} ${e.argsBytes} B` : "—",
+      })),
+    );
+    // the call's row: its arguments' digest and size, as the API computed them
+    const callRow = page.locator(`table.audit tr[data-event="${all[1].id}"]`);
+    expect(await callRow.getAttribute("data-args-bytes")).toBe(String(Buffer.byteLength(JSON.stringify({ message: "from the page test" }))));
+    expect(problems).toEqual([]);
   });
 
   it("every control has a label; text meets 4.5:1 contrast; no console errors on any view", async () => {
-    for (const view of ["catalog", "search", "session"]) {
+    expect(audited).not.toBe("");
+    const ready: Record<string, string> = { catalog: ".catalog-view", search: ".search-view" };
+    for (const view of ["catalog", "search", `session=${audited}`]) {
       await page.goto(`${dev.url}/#${view}`);
-      await page.waitForSelector(view === "catalog" ? ".catalog-view" : `.${view}-view`);
+      await page.waitForSelector(ready[view] ?? "table.audit .outcome-bad");
       const unlabeled = await page.evaluate("[...document.querySelectorAll('input, select, button')].filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim())).map((e) => e.outerHTML)");
       expect(unlabeled, view).toEqual([]);
       const pairs = (await page.evaluate(`[...document.querySelectorAll('h1, h2, h3, p, td, th, dt, dd, label, small, a, button, code, .word, .state')].filter((e) => e.offsetParent !== null).map((e) => {

@@ -1,14 +1,15 @@
 // What the page reads, inside workerd: GET / and its files from ASSETS (catalog files still
 // private), per-server token sums in GET /v1/catalog, the tool rows, the policy preview (the same
-// decision a new session freezes, and nothing stored), a session's history (searches,
-// activations, splices written by the chat endpoint) and the words each search result matched.
+// decision a new session of the caller's tenant freezes, listing form and access rules included,
+// and nothing stored), a session's history (searches, activations, splices written by the chat
+// endpoint) and the words each search result matched.
 import { createExecutionContext, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { verifyCatalog, type Catalog } from "../../worker/core/catalog.ts";
 import worker from "../../worker/index.ts";
 import type { SessionDO } from "../../worker/session.ts";
-import { AUTH_A, AUTH_B, BASE, call, newSession, search, sessionObject } from "./helpers.ts";
+import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, type Json } from "./helpers.ts";
 
 /** A request without a key, its body as text (the page's files are not JSON). */
 async function open(path: string) {
@@ -85,7 +86,22 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
 });
 
 describe("GET /v1/catalog/policy", () => {
-  it("decides exactly as a new session would, for the same fields, and stores nothing", async () => {
+  const names = (prompt: Json) => prompt.tools.map((t: { function: { name: string } }) => t.function.name).filter((n: string) => n !== "toolSearch");
+  /** The preview and a new session for the same fields and key: the same frozen decision. */
+  async function previewThenCreate(fields: Record<string, unknown>, vars: Record<string, unknown> = {}, auth = AUTH_A) {
+    const q = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)]));
+    const before = (await listDurableObjectIds(env.SESSIONS)).length;
+    const preview = await callWith(vars, "GET", `/v1/catalog/policy?${q}`, undefined, auth);
+    expect(preview.status, JSON.stringify(fields)).toBe(200);
+    expect((await listDurableObjectIds(env.SESSIONS)).length, "the preview stores nothing").toBe(before);
+    const session = await callWith(vars, "POST", "/v1/sessions", fields, auth);
+    expect(session.status, JSON.stringify(fields)).toBe(201);
+    const p = preview.body;
+    expect({ mode: p.mode, reason: p.reason, listing: p.listing, coreTools: p.coreTools }, JSON.stringify(fields)).toEqual({ mode: session.body.mode, reason: session.body.reason, listing: session.body.listing, coreTools: names(session.body.prompt) });
+    return { preview: p, session: session.body };
+  }
+
+  it("decides exactly as a new session would, for the same fields, listing form included, and stores nothing", async () => {
     const cases = [
       { model: "gpt-4o" },
       { model: "tiny-model" },
@@ -94,24 +110,42 @@ describe("GET /v1/catalog/policy", () => {
       { model: "gpt-4o", deferral: "on" },
       { model: "gpt-4o", profile: "refunds-subagent" },
       { model: "gpt-4o", profile: "support", deferral: "on" },
+      { model: "gpt-4o", deferral: "on", listing: "grouped" },
+      { model: "gpt-4o", deferral: "on", profile: "lean" },
+      { model: "tiny-model", listing: "none" },
     ];
-    const objects = (await listDurableObjectIds(env.SESSIONS)).length;
     const previews = [];
-    for (const c of cases) {
-      const q = new URLSearchParams(Object.entries(c).map(([k, v]) => [k, String(v)]));
-      const p = await call("GET", `/v1/catalog/policy?${q}`);
-      expect(p.status, JSON.stringify(c)).toBe(200);
-      previews.push(p.body);
-    }
-    expect((await listDurableObjectIds(env.SESSIONS)).length).toBe(objects);
+    for (const c of cases) previews.push((await previewThenCreate(c)).preview);
     expect(new Set(previews.map((p) => p.mode))).toEqual(new Set(["deferred", "full"]));
-    for (const [i, c] of cases.entries()) {
-      const s = await call("POST", "/v1/sessions", c);
-      expect(s.status).toBe(201);
-      expect({ mode: previews[i].mode, reason: previews[i].reason }).toEqual({ mode: s.body.mode, reason: s.body.reason });
-      const tools = s.body.prompt.tools.map((t: { function: { name: string } }) => t.function.name).filter((n: string) => n !== "toolSearch");
-      expect(previews[i].coreTools).toEqual(tools);
-    }
+    expect(new Set(previews.map((p) => p.listing))).toEqual(new Set([null, "names", "grouped", "servers", "none"]));
+    const lean = previews[8];
+    expect(lean.reason).toMatch(/listing "servers" \(\d+ tokens\): set by profile "lean"$/);
+    // the whole catalog is visible to tenant A under the test deployment's rules
+    expect(previews[4].access).toEqual({ rules: "default", catalogTools: 13, visibleTools: 13, deniedTools: 0 });
+    expect(previews[4].deferredTools).toBe(12); // all but the alwaysLoad search_products
+  });
+
+  it("applies the caller's tenant's access rules, as POST /v1/sessions freezes them; denied tools are counted, never named", async () => {
+    const access = {
+      disabled: ["mcp__shop__send_email"],
+      tenants: { "tenant-b": { allow: ["mcp__shop__get_order", "mcp__shop__search_products"] } },
+    };
+    const vars = { POLICY: { ...(env.POLICY as object), access } };
+    // tenant A: one tool disabled for everyone, hidden from the names listing
+    const a = await previewThenCreate({ model: "gpt-4o", deferral: "on", listing: "names" }, vars);
+    expect(a.preview.access).toEqual({ rules: "default", catalogTools: 13, visibleTools: 12, deniedTools: 1 });
+    const listed = (a.session.prompt.system as string).split("\n").filter((l) => l.startsWith("mcp__"));
+    expect(listed).toHaveLength(a.preview.deferredTools);
+    expect(listed).not.toContain("mcp__shop__send_email");
+    // tenant B sees two tools: under tiny-model's 2,000-token window the whole catalog is deferred,
+    // its view is small enough to inject in full (the old preview, over the whole catalog, said deferred)
+    const whole = await previewThenCreate({ model: "tiny-model" });
+    expect(whole.preview.mode).toBe("deferred");
+    const b = await previewThenCreate({ model: "tiny-model" }, vars, AUTH_B);
+    expect(b.preview).toMatchObject({ mode: "full", listing: null, deferredTools: 0, access: { rules: "tenant tenant-b", catalogTools: 13, visibleTools: 2, deniedTools: 11 } });
+    expect([...b.preview.coreTools].sort()).toEqual(["mcp__shop__get_order", "mcp__shop__search_products"]);
+    const text = JSON.stringify(b.preview);
+    for (const hidden of ["refund_order", "send_email", "cancel_order"]) expect(text).not.toContain(hidden);
   });
 
   it("answers bad fields as POST /v1/sessions does: 400 naming the field", async () => {
@@ -123,6 +157,7 @@ describe("GET /v1/catalog/policy", () => {
       ["model=gpt-4o&contextWindow=10", /^contextWindow: must be an integer from 1000 to 100000000$/],
       ["model=gpt-4o&profile=nope", /^unknown profile "nope" \(known: /],
       ["model=gpt-4o&activation=inject", /^unknown field "activation"$/],
+      ["model=gpt-4o&listing=some", /^listing: must be "auto", "names", "grouped", "servers" or "none"$/],
     ];
     for (const [q, message] of bad) {
       const r = await call("GET", `/v1/catalog/policy?${q}`);

@@ -1,18 +1,23 @@
 // The session view, opened by id (a POST /v1/sessions id or the chat endpoint's
-// x-toolsearch-session): mode and reason, the frozen system section, the tools array exactly as
-// the model gets it (bytes per tool and in all, prefixHash), then the timeline and the splices.
-// PANELS holds further sections that read their own route and stay hidden while it answers 404.
+// x-toolsearch-session): mode, listing form and reason, execution, the plan for the tools a chat
+// client declared, the frozen system section, the tools array exactly as the model gets it (bytes
+// per tool and in all, prefixHash), then the timeline, the splices and the audit trail.
 
 import { canonicalJson } from "../core/canonical.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace, utf8Bytes } from "./dom.ts";
+import { auditPanel, auditPath, type AuditPage } from "./audit-panel.ts";
 import { splices, timeline, type History } from "./timeline.ts";
 
 interface SessionInfo {
   id: string;
   mode: string;
   reason: string;
+  /** the frozen listing form; null in full mode */
+  listing: string | null;
   activation: string;
+  execution: string;
+  clientTools: ClientTools | null;
   model: string;
   profile: string;
   catalog: { name: string; version: string; hash: string };
@@ -27,13 +32,14 @@ interface Prompt {
   promptCacheKey: string;
 }
 
-export interface SessionPanel {
-  path: (id: string) => string;
-  render: (data: unknown) => HTMLElement;
+/** The plan for the tools a chat client declares (worker/core/client-tools.ts ClientPlan). */
+interface ClientTools {
+  hash: string;
+  kept: string[];
+  deferred: number;
+  core: string[];
+  reason: string;
 }
-
-/** More sections of the session view (an audit trail, say): each appears when its route answers. */
-export const PANELS: SessionPanel[] = [];
 
 const toolName = (t: unknown): string => (t as { function?: { name?: string }; name?: string }).function?.name ?? (t as { name?: string }).name ?? "?";
 
@@ -70,16 +76,27 @@ function promptSection(p: Prompt, activations: readonly string[], format: HTMLSe
   );
 }
 
-async function optionalPanels(id: string): Promise<HTMLElement[]> {
-  const drawn = await Promise.all(
-    PANELS.map((p) =>
-      api<unknown>(p.path(id)).then(p.render, (e: unknown) => {
-        if (e instanceof ApiError && e.status === 404) return null;
-        throw e;
-      }),
+function clientToolsSection(ct: ClientTools): HTMLElement {
+  const names = (list: string[]) => (list.length ? list.flatMap((n, i) => [i ? ", " : "", h("code", {}, n)]) : ["none"]);
+  return h(
+    "section",
+    { class: "client-tools", "aria-labelledby": "client-tools-heading" },
+    h("h3", { id: "client-tools-heading" }, "Tools the chat client declares"),
+    h(
+      "dl",
+      { class: "facts" },
+      h("dt", {}, "Tool set"),
+      h("dd", { "data-fact": "client-hash" }, h("code", {}, ct.hash.slice(0, 16)), h("small", {}, " (sha256 of their canonical JSON)")),
+      h("dt", {}, "Kept loaded"),
+      h("dd", { "data-fact": "client-kept" }, ...names(ct.kept)),
+      h("dt", {}, "Deferred"),
+      h("dd", { "data-fact": "client-deferred" }, `${int(ct.deferred)} (found by toolSearch, loaded on use)`),
+      h("dt", {}, "x-toolsearch-core"),
+      h("dd", {}, ...names(ct.core)),
+      h("dt", {}, "Why"),
+      h("dd", { "data-fact": "client-reason" }, ct.reason),
     ),
   );
-  return drawn.filter((x): x is HTMLElement => x !== null);
 }
 
 export function sessionView(initialId: string, onError: (e: ApiError) => void): HTMLElement {
@@ -94,15 +111,26 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
     replace(body, "Loading…");
     try {
       const path = `/v1/sessions/${encodeURIComponent(id)}`;
-      const [s, p, hist, panels] = await Promise.all([api<SessionInfo>(path), api<Prompt>(`${path}/prompt?format=${format.value}`), api<History>(`${path}/history`), optionalPanels(encodeURIComponent(id))]);
-      const facts: Array<[string, string]> = [["Mode", s.mode], ["Reason", s.reason], ["Model", s.model], ["Profile", s.profile], ["Activation", s.activation], ["Catalog", `${s.catalog.name}@${s.catalog.version}#${s.catalog.hash.slice(0, 12)}`], ["Created", s.createdAt]];
+      const [s, p, hist, audit] = await Promise.all([api<SessionInfo>(path), api<Prompt>(`${path}/prompt?format=${format.value}`), api<History>(`${path}/history`), api<AuditPage>(auditPath(id))]);
+      const facts: Array<[string, string, string?]> = [
+        ["Mode", s.mode],
+        ["Listing", s.listing ?? "—", s.listing ? "the deferred section's form" : "full mode lists nothing: every tool is injected"],
+        ["Reason", s.reason],
+        ["Execution", s.execution, s.execution === "edge" ? "the Worker runs catalog tools of servers it can reach" : "the client runs every tool"],
+        ["Model", s.model],
+        ["Profile", s.profile],
+        ["Activation", s.activation],
+        ["Catalog", `${s.catalog.name}@${s.catalog.version}#${s.catalog.hash.slice(0, 12)}`],
+        ["Created", s.createdAt],
+      ];
       replace(
         body,
-        h("dl", { class: "facts session-facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-fact": k.toLowerCase() }, v)])),
+        h("dl", { class: "facts session-facts" }, ...facts.flatMap(([k, v, hint]) => [h("dt", {}, k), h("dd", { "data-fact": k.toLowerCase(), "data-value": v }, v, hint ? h("small", {}, ` (${hint})`) : null)])),
+        s.clientTools ? clientToolsSection(s.clientTools) : null,
         promptSection(p, s.activations, format),
         timeline(s.createdAt, hist),
         splices(hist.splices),
-        ...panels,
+        auditPanel(id, s.createdAt, audit, onError),
       );
     } catch (e) {
       replace(body);

@@ -1,6 +1,7 @@
 // A session's history as the session view draws it: every toolSearch on a time axis (SVG) and as
-// a list (what was asked, what it loaded), the activations in order, and the stored splices (the
-// rounds the chat endpoint ran that the client never saw). Times are offsets from creation.
+// a list (what was asked, what it loaded; a tool call that loaded its tool is logged as the query
+// `call:<name>` and shown as such), the activations in order, and the stored splices (the rounds
+// the chat endpoint ran that the client never saw). Times are offsets from creation.
 
 import { h, int, svg, table } from "./dom.ts";
 
@@ -18,7 +19,7 @@ interface Message {
 
 const count = (n: number, one: string, many: string) => `${int(n)} ${n === 1 ? one : many}`;
 
-const offset = (ms: number): string => (ms < 1000 ? `+${Math.round(ms)} ms` : ms < 120_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${(ms / 60_000).toFixed(1)} min`);
+export const offset = (ms: number): string => (ms < 1000 ? `+${Math.round(ms)} ms` : ms < 120_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${(ms / 60_000).toFixed(1)} min`);
 
 function axis(created: number, searches: History["searches"]): SVGElement {
   const W = 680;
@@ -36,23 +37,27 @@ function axis(created: number, searches: History["searches"]): SVGElement {
 
 export function timeline(createdAt: string, history: History): HTMLElement {
   const created = Date.parse(createdAt);
-  const items = history.searches.map((s, i) =>
-    h(
+  let searches = 0;
+  const items = history.searches.map((s) => {
+    // the session logs a call's load of its tool as `call:<name>` (SessionDO.activate)
+    const call = s.query.startsWith("call:");
+    return h(
       "li",
       { "data-query": s.query },
       h("time", { datetime: s.at, title: s.at }, offset(Date.parse(s.at) - created)),
       " ",
-      h("span", { class: "what" }, `toolSearch #${i + 1} `, h("code", {}, s.query)),
+      call ? h("span", { class: "what" }, "a call of ", h("code", {}, s.query.slice(5))) : h("span", { class: "what" }, `toolSearch #${++searches} `, h("code", {}, s.query)),
       s.loaded.length
         ? h("ul", { class: "activated" }, ...s.loaded.map((n) => h("li", { "data-activation": n }, "loaded ", h("code", {}, n))))
-        : h("p", { class: "nothing" }, "loaded nothing new"),
-    ),
-  );
+        : h("p", { class: "nothing" }, call ? "loaded nothing (a refusal is in the audit trail)" : "loaded nothing new"),
+    );
+  });
+  const calls = history.searches.length - searches;
   const order = history.activations.map((a, i) => [int(i + 1), h("code", {}, a.name), h("time", { datetime: a.at }, offset(Date.parse(a.at) - created))]);
   return h(
     "section",
     { class: "timeline-section", "aria-labelledby": "timeline-heading" },
-    h("h3", { id: "timeline-heading" }, `Timeline: ${count(history.searches.length, "search", "searches")}, ${count(history.activations.length, "activation", "activations")}`),
+    h("h3", { id: "timeline-heading" }, `Timeline: ${count(searches, "search", "searches")}${calls ? `, ${count(calls, "call that loaded its tool", "calls that loaded their tool")}` : ""}, ${count(history.activations.length, "activation", "activations")}`),
     history.searches.length ? axis(created, history.searches) : h("p", {}, "No toolSearch yet."),
     h("ol", { class: "timeline" }, ...items),
     history.activations.length ? table("Activations, in the order the tools array carries them", ["#", "Tool", "When"], order, { class: "activations" }) : null,

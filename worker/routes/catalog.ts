@@ -1,14 +1,14 @@
 // The pinned catalog: GET /v1/catalog (label, servers with their metadata and token sums, totals,
 // each listing form's size), GET /v1/catalog/tools (every tool without its schemas, for the
-// page's table) and GET /v1/catalog/policy (what a new session for a model would decide, without
-// creating one).
+// page's table) and GET /v1/catalog/policy (what a new session of the caller's tenant would
+// decide for a model, without creating one).
 
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../config.ts";
-import { freezeSession } from "../core/frozen.ts";
 import { serverSummaries, tokenSums, toolRows } from "../core/summary.ts";
 import { json, route, type RouteContext } from "../http.ts";
 import { parsePolicyQuery } from "../bodies.ts";
+import { sessionInit, viewOf } from "../sessions.ts";
 
 const pinned = (c: RouteContext) => loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
 
@@ -38,18 +38,25 @@ async function catalogTools(c: RouteContext): Promise<Response> {
   return json({ label: cat.label, tools: toolRows(cat.catalog.tools) });
 }
 
+/**
+ * What POST /v1/sessions would freeze for the caller's tenant, computed by the same sessionInit
+ * (access rules, then mode, listing form and core tools), with no Durable Object created. Denied
+ * tools are counted, never named: they stay invisible to the tenant here too.
+ */
 async function policyPreview(c: RouteContext): Promise<Response> {
   const req = parsePolicyQuery(c.url.searchParams);
-  const cat = await pinned(c);
-  // the same decision POST /v1/sessions freezes, for the same fields; nothing is stored
-  const frozen = freezeSession(cat.catalog, settings(c.env).policy, req);
-  const core = new Set(frozen.coreTools);
+  const { init, cat } = await sessionInit(c, { ...req, activation: "inject" });
+  const { denied } = viewOf(cat, init);
+  const visible = cat.catalog.tools.length - denied.size;
   return json({
     ...req,
-    mode: frozen.mode,
-    reason: frozen.reason,
-    coreTools: frozen.coreTools,
-    deferredTools: frozen.mode === "deferred" ? cat.catalog.tools.filter((t) => !core.has(t.name)).length : 0,
+    mode: init.mode,
+    reason: init.reason,
+    listing: init.listing ?? null,
+    coreTools: init.coreTools,
+    // core tools are among the visible ones (the session froze over the tenant's view)
+    deferredTools: init.mode === "deferred" ? visible - init.coreTools.length : 0,
+    access: { rules: init.access?.source ?? "default", catalogTools: cat.catalog.tools.length, visibleTools: visible, deniedTools: denied.size },
   });
 }
 
