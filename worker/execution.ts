@@ -72,7 +72,7 @@ export async function executeCall(self: SessionDO, storage: DurableObjectStorage
   const server = cfg.servers.get(tool.server);
   if (!server) return { ok: false, code: "not_executable", message: `server ${tool.server} has no SERVERS entry: its tools are run by the client` };
   const loaded = init.mode === "full" || init.coreTools.includes(name) || storage.sql.exec("SELECT 1 FROM activations WHERE name = ?", name).toArray().length > 0;
-  if (!loaded && !(await self.activate([name], `call:${name}`, { via }))) return { ok: false, code: "not_found", message: "the session does not exist" };
+  if (!loaded && !(await self.activate([name], `call:${name}`, { via, load: true }))) return { ok: false, code: "not_found", message: "the session does not exist" };
   const check = checkArguments(tool.inputSchema, (args ?? {}) as Record<string, unknown>);
   if (!check.ok) {
     audit({ type: "call", outcome: "invalid_arguments", detail: check.errors.join("; ") });

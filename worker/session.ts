@@ -199,7 +199,8 @@ export class SessionDO extends DurableObject<Env> {
   /**
    * Record a toolSearch: activate `names` not yet loaded (core tools count as loaded), in order,
    * and log the query, with its audit rows (search, activations, denials). Null if the session
-   * does not exist. A query `call:<name>` is the load a call makes: audited as activation only.
+   * does not exist. A load a call (or a tool_choice) makes for itself (`audit.load`) is audited as
+   * activations only, with no search row.
    */
   async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult | null> {
     const digest = await argsDigest({ query });
@@ -225,7 +226,7 @@ export class SessionDO extends DurableObject<Env> {
       this.sql.exec("UPDATE session SET last_used_at = ?", now);
       const via = audit.via ?? "rest";
       const events: AuditInput[] = [];
-      if (!query.startsWith("call:")) {
+      if (!audit.load) {
         const detail = `${audit.matched ?? names.length} matched; loaded ${loaded.length}, already loaded ${alreadyLoaded.length}`;
         events.push({ type: "search", tool: null, outcome: "ok", via, ...digest, detail, arguments: storeArgs ? digest.canonical : null });
       }

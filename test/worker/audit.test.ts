@@ -55,6 +55,20 @@ describe("audit rows", () => {
     expect(new Set(rows.map((r) => r.tenant))).toEqual(new Set(["tenant-a"]));
   });
 
+  it("a search is audited as a search whatever its words; a call's own load is an activation only", async () => {
+    const s = await edgeSession();
+    await search(s.id, "call:counter");
+    await callTool(s.id, "mcp__everything__echo", { message: "x" });
+    const events = ((await callWith(EDGE, "GET", `/v1/sessions/${s.id}/audit`)).body.events as Json[]).reverse();
+    expect(events.map((e) => `${e.type}:${e.tool ?? "-"}`)).toEqual([
+      "search:-",
+      ...events.slice(1, -2).map((e) => `activation:${e.tool}`), // what the search loaded
+      "activation:mcp__everything__echo",
+      "call:mcp__everything__echo",
+    ]);
+    expect(events.slice(1, -2).length).toBeGreaterThan(0);
+  });
+
   it("GET /v1/audit: the tenant's events across sessions, filtered, newest first, paged by cursor", async () => {
     const [a, b] = [await busySession(), await busySession()];
     await until(async () => (await d1Rows("WHERE session IN (?, ?)", a.id, b.id)).length >= 16, "delivery to D1");

@@ -144,11 +144,11 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
     const denied = clientNames.has(name) ? undefined : input.view?.denied.get(name);
     if (denied) {
       // recorded as a denial in the session's audit trail; nothing is loaded
-      await io.activate([], `call:${name}`, { denied: [{ name, reason: denied }], via: "chat" });
+      await io.activate([], `call:${name}`, { denied: [{ name, reason: denied }], via: "chat", load: true });
       return { call, answer: `Error: ${notAvailable(name)}.` };
     }
     if (!loaded(name)) {
-      const a = await io.activate([name], `call:${name}`);
+      const a = await io.activate([name], `call:${name}`, { load: true });
       if (!a) throw new ToolsearchError("not_found", "the session was deleted during the request");
       session.activations = a.activations;
     }

@@ -25,6 +25,8 @@ export interface ActivationAudit {
   matched?: number;
   /** the surface: rest, chat, mcp */
   via?: string;
+  /** names a call (or a tool_choice) loads for itself, not a toolSearch: no search row is audited */
+  load?: true;
 }
 
 /** Record names as activated; null when the session no longer exists. */

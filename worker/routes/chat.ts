@@ -47,7 +47,7 @@ async function chat(c: RouteContext): Promise<Response> {
   // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
   const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && view.mode === "deferred" && !view.coreTools.includes(n) && !view.activations.includes(n));
   if (forced.length) {
-    const loaded = await activate(forced, `tool_choice:${forced.join(",")}`);
+    const loaded = await activate(forced, `tool_choice:${forced.join(",")}`, { load: true });
     if (!loaded) throw new ToolsearchError("not_found", "the session was deleted during the request");
     view = { ...view, activations: loaded.activations };
   }
