@@ -22,7 +22,7 @@ import { MAX_CLIENT_TOOLS, parseListing, type ChatBody } from "./bodies.ts";
 import type { LoadedCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import type { RouteContext } from "./http.ts";
-import type { SessionInit, SessionState } from "./session.ts";
+import type { SessionInit, SessionState } from "./session-state.ts";
 import { keyedSessionId, notFound, remember, sessionCatalog, sessionInit, sessionStub, type SessionStub } from "./sessions.ts";
 
 export const SESSION_HEADER = "x-toolsearch-session";

@@ -17,7 +17,8 @@ import { checkArguments } from "./core/tool-args.ts";
 import { loadCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import { callRemote, closeRemote, UpstreamFailure, type UpstreamSession } from "./mcp-upstream.ts";
-import type { SessionDO, SessionInit } from "./session.ts";
+import type { SessionDO } from "./session.ts";
+import type { SessionInit } from "./session-state.ts";
 
 export const UPSTREAM_SCHEMA = `
   CREATE TABLE IF NOT EXISTS upstream (server TEXT PRIMARY KEY, session_id TEXT NOT NULL, protocol TEXT NOT NULL, opened_at INTEGER NOT NULL);`;

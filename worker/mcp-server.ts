@@ -19,7 +19,7 @@ import { parseCreateBody } from "./bodies.ts";
 import type { LoadedCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import type { RouteContext } from "./http.ts";
-import type { SessionState } from "./session.ts";
+import type { SessionState } from "./session-state.ts";
 import type { CallOutcome } from "./execution.ts";
 import { sessionStub, viewOf, type CreateRequest } from "./sessions.ts";
 

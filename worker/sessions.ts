@@ -11,7 +11,8 @@ import { gatewayOffer, mcpInstructions } from "./core/mcp-tools.ts";
 import { loadCatalog, type LoadedCatalog } from "./catalogs.ts";
 import { settings } from "./config.ts";
 import type { RouteContext } from "./http.ts";
-import type { SessionDO, SessionInit, SessionState } from "./session.ts";
+import type { SessionDO } from "./session.ts";
+import type { SessionInit, SessionState } from "./session-state.ts";
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 export type SessionStub = DurableObjectStub<SessionDO>;

@@ -10,7 +10,7 @@ import { isInitializeRequest, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUP
 import { ToolsearchError } from "../core/errors.ts";
 import { json, MAX_BODY_BYTES, route, type RouteContext } from "../http.ts";
 import { mcpServer, mcpSessionRequest, type McpSession } from "../mcp-server.ts";
-import type { SessionState } from "../session.ts";
+import type { SessionState } from "../session-state.ts";
 import { createSession, forget, requireSession, sessionCatalog, sessionStub } from "../sessions.ts";
 
 /** A protocol-level failure, answered as a JSON-RPC error with `rpcCode` and the HTTP status. */

@@ -9,7 +9,7 @@ import { composePrompt, type PromptFormat } from "../core/prompt.ts";
 import { answerToolSearch } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
-import type { SessionHistory, SessionState } from "../session.ts";
+import type { SessionHistory, SessionState } from "../session-state.ts";
 import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub, viewOf } from "../sessions.ts";
 import { parseCreateBody, parseSearchBody } from "../bodies.ts";
 
