@@ -20,7 +20,7 @@ export interface LatencyRow {
 
 export function workerToml(catalogFile: string): string {
   const main = join(ROOT, "worker/index.ts");
-  return `name = "toolsearch-bench"\nmain = "${main}"\ncompatibility_date = "2026-11-01"\n[assets]\ndirectory = "${BENCH_CATALOGS}"\nbinding = "ASSETS"\nrun_worker_first = true\n[vars]\nCATALOG = "${catalogFile}"\nSESSION_TTL_SECONDS = "604800"\n[[durable_objects.bindings]]\nname = "SESSIONS"\nclass_name = "SessionDO"\n[[migrations]]\ntag = "v1"\nnew_sqlite_classes = ["SessionDO"]\n`;
+  return `name = "toolsearch-bench"\nmain = "${main}"\ncompatibility_date = "2026-11-01"\n[assets]\ndirectory = "${BENCH_CATALOGS}"\nbinding = "ASSETS"\nrun_worker_first = true\n[vars]\nCATALOG = "${catalogFile}"\nSESSION_TTL_SECONDS = "604800"\n[[durable_objects.bindings]]\nname = "SESSIONS"\nclass_name = "SessionDO"\n[[migrations]]\ntag = "v1"\nnew_sqlite_classes = ["SessionDO"]\n[[d1_databases]]\nbinding = "AUDIT"\ndatabase_name = "toolsearch-audit"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${join(ROOT, "worker/migrations")}"\n`;
 }
 
 async function measure(n: number, send: (i: number) => Promise<Response>): Promise<{ p50: number; p99: number }> {

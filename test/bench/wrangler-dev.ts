@@ -9,5 +9,5 @@ export { DEV_AUTH, freePort, type DevServer } from "../fixtures/wrangler-dev.ts"
 export async function wranglerDev(configToml: string, configPath: string, vars: Record<string, string> = {}): Promise<DevServer> {
   await mkdir(dirname(configPath), { recursive: true });
   await writeFile(configPath, configToml);
-  return startWranglerDev({ config: configPath, vars });
+  return startWranglerDev({ config: configPath, vars, migrate: configToml.includes("d1_databases") });
 }

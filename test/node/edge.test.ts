@@ -1,11 +1,14 @@
 // Edge execution end to end in `wrangler dev` (workerd as deployed: no vitest patching of code
 // generation): the Worker calls real MCP servers over HTTP (server-everything, and the stateful
 // fixture with a secret bearer token), a full agent conversation with `execution: edge` through the
-// real `openai` client where the client declares no catalog tool, upstream MCP state kept across
+// real `openai` client and through the AI SDK (base URL and one static header) where the client
+// declares no catalog tool, upstream MCP state kept across
 // turns and across a restart of the Worker and its Durable Objects, audit rows in the session and in
 // D1, and the secret found nowhere: responses, audit rows, wrangler's log, the stored state.
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createOpenAI } from "@ai-sdk/openai";
+import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_TOKEN, serversVar, startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts";
@@ -141,6 +144,29 @@ describe("the agent endpoint with execution: edge", () => {
       if (d1.length < own.length) await new Promise((r) => setTimeout(r, 100));
     }
     expect(d1.map((e) => e.id)).toEqual(own.map((e) => e.id));
+  });
+
+  it("the AI SDK, base URL and one static header: catalog tools it never declared run at the edge, one session", async () => {
+    llm.reset();
+    const before = (await stats()).initializes;
+    // no custom fetch, no session header: execution comes from a header set once on the provider
+    const model = createOpenAI({ baseURL: `${dev.url}/v1`, apiKey: KEY, headers: { "x-toolsearch-execution": "edge" } }).chat("gpt-4o");
+    const ran: string[] = [];
+    const tools = { note: tool({ description: "Write a note in the client's notebook.", inputSchema: jsonSchema({ type: "object", properties: { text: { type: "string" } } }), execute: async () => (ran.push("note"), "noted") }) };
+    const system = "You are a helpful agent (AI SDK, edge execution).";
+    const messages: ModelMessage[] = [{ role: "user", content: "add one to the counter with the ai sdk" }];
+    const first = await generateText({ model, system, messages, tools, stopWhen: stepCountIs(5) });
+    expect(first.text).toBe("Done with mcp__fixture__counter_add: total: 1");
+    expect(first.steps).toHaveLength(1); // the SDK saw an answer, not a call to a tool it lacks
+    messages.push(...first.responseMessages, { role: "user", content: "add one to the counter again with the ai sdk" });
+    const second = await generateText({ model, system, messages, tools, stopWhen: stepCountIs(5) });
+    expect(second.text).toBe("Done with mcp__fixture__counter_add: total: 2");
+    expect(ran).toEqual([]);
+    // one session (one upstream MCP session: the counter kept its state), append-only upstream requests
+    expect((await stats()).initializes).toBe(before + 1);
+    const sessions = new Set(llm.requests.map((r) => JSON.stringify(r.body.messages.slice(0, 2))));
+    expect(sessions.size).toBe(1);
+    expectAppendOnly(llm.requests);
   });
 });
 
