@@ -4,7 +4,7 @@
 // that lists the rest, and the union over the session's catalog that toolSearch ranks in (the
 // same ranking, search.ts, over an index built from the request's tools). A client tool wins over
 // a catalog tool of the same name: its schema is the one that will run. Pure; the per-isolate
-// cache of built sets is worker/client-tool-cache.ts.
+// cache of built sets is worker/tool-set-cache.ts.
 
 import type { CatalogTool } from "./catalog.ts";
 import type { OpenAITool } from "./chat.ts";

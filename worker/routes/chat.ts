@@ -16,7 +16,7 @@ import { forcedNames, withClientTools } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
 import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER } from "../chat-session.ts";
-import { clientToolSet } from "../client-tool-cache.ts";
+import { clientToolSet } from "../tool-set-cache.ts";
 import { settings } from "../config.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
