@@ -15,7 +15,11 @@ const TEST_API_KEYS = JSON.stringify({ "test-key-tenant-a-000000": "tenant-a", "
 await prepareWorkerCatalogs();
 const edgePorts = { everything: await freePort(), fixture: await freePort(), legacy: await freePort() };
 process.env.TOOLSEARCH_EDGE_PORTS = JSON.stringify(edgePorts);
-const edgeUrls = { everything: `http://127.0.0.1:${edgePorts.everything}/mcp`, fixture: `http://127.0.0.1:${edgePorts.fixture}/mcp`, legacy: `http://127.0.0.1:${edgePorts.legacy}/sse` };
+const edgeUrls = {
+  everything: `http://127.0.0.1:${edgePorts.everything}/mcp`,
+  fixture: `http://127.0.0.1:${edgePorts.fixture}/mcp`,
+  legacy: `http://127.0.0.1:${edgePorts.legacy}/sse`,
+};
 const migrations = await readD1Migrations("worker/migrations");
 
 export default defineConfig({
@@ -36,7 +40,13 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml", environment: "test" },
             // the secrets of the test deployment (test/worker/helpers.ts has the same keys)
             miniflare: {
-              bindings: { API_KEYS: TEST_API_KEYS, OPENAI_API_KEY: "test-upstream-key", SERVERS: serversVar(edgeUrls), EDGE_TEST_TOKEN: EDGE_TOKEN, TEST_MIGRATIONS: migrations },
+              bindings: {
+                API_KEYS: TEST_API_KEYS,
+                OPENAI_API_KEY: "test-upstream-key",
+                SERVERS: serversVar(edgeUrls),
+                EDGE_TEST_TOKEN: EDGE_TOKEN,
+                TEST_MIGRATIONS: migrations,
+              },
             },
           }),
         ],

@@ -7,7 +7,11 @@ import { defineCommand, runCommand, runMain } from "citty";
 import { isToolsearchError } from "../worker/core/errors.ts";
 
 const main = defineCommand({
-  meta: { name: "catalog", version: "0.1.0", description: "Snapshot MCP servers into versioned, pre-indexed tool catalogs, and inspect them." },
+  meta: {
+    name: "catalog",
+    version: "0.1.0",
+    description: "Snapshot MCP servers into versioned, pre-indexed tool catalogs, and inspect them.",
+  },
   subCommands: {
     build: () => import("./commands/build.ts").then((m) => m.default),
     verify: () => import("./commands/verify.ts").then((m) => m.default),

@@ -24,12 +24,20 @@ export function insertAudit(sql: SqlStorage, rows: readonly AuditRow[]): void {
 /** One session's events, newest first (answered from the session's own storage). */
 export function listSessionAudit(sql: SqlStorage, q: AuditQuery) {
   const { where, binds } = auditWhere(q);
-  const rows = sql.exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit ${where} ORDER BY id DESC LIMIT ?`, ...(binds as SqlStorageValue[]), q.limit + 1).toArray();
+  const rows = sql
+    .exec<AuditRow & Record<string, SqlStorageValue>>(
+      `SELECT ${COLS} FROM audit ${where} ORDER BY id DESC LIMIT ?`,
+      ...(binds as SqlStorageValue[]),
+      q.limit + 1,
+    )
+    .toArray();
   return auditPage(rows, q.limit);
 }
 
 function undelivered(sql: SqlStorage, limit: number): AuditRow[] {
-  return sql.exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit WHERE delivered = 0 ORDER BY id LIMIT ?`, limit).toArray();
+  return sql
+    .exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit WHERE delivered = 0 ORDER BY id LIMIT ?`, limit)
+    .toArray();
 }
 
 export function outboxSize(sql: SqlStorage): number {
@@ -50,7 +58,10 @@ export async function deliver(db: D1Database, rows: readonly AuditRow[]): Promis
 /** A tenant's events across sessions, newest first. */
 export async function queryTenantAudit(db: D1Database, tenant: string, q: AuditQuery) {
   const { where, binds } = auditWhere(q, tenant);
-  const { results } = await db.prepare(`SELECT ${COLS} FROM audit_events ${where} ORDER BY id DESC LIMIT ?`).bind(...binds, q.limit + 1).all<AuditRow>();
+  const { results } = await db
+    .prepare(`SELECT ${COLS} FROM audit_events ${where} ORDER BY id DESC LIMIT ?`)
+    .bind(...binds, q.limit + 1)
+    .all<AuditRow>();
   return auditPage(results, q.limit);
 }
 
@@ -101,7 +112,10 @@ export class Outbox {
     try {
       for (let rows = undelivered(this.sql, OUTBOX_BATCH); rows.length; rows = undelivered(this.sql, OUTBOX_BATCH)) {
         await deliver(this.db, rows);
-        markDelivered(this.sql, rows.map((r) => r.id));
+        markDelivered(
+          this.sql,
+          rows.map((r) => r.id),
+        );
       }
       this.retryMs = 0;
     } catch (e) {

@@ -21,7 +21,8 @@ async function digest(text: string): Promise<ArrayBuffer> {
 
 async function keys(raw: string | undefined): Promise<Keys> {
   if (cached && cached.raw === raw) return cached;
-  if (!raw) throw new ToolsearchError("internal", "API_KEYS is not configured: set it with `wrangler secret put API_KEYS` (see .dev.vars.example)");
+  if (!raw)
+    throw new ToolsearchError("internal", "API_KEYS is not configured: set it with `wrangler secret put API_KEYS` (see .dev.vars.example)");
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -34,7 +35,8 @@ async function keys(raw: string | undefined): Promise<Keys> {
   const digests = [];
   for (const [key, tenant] of Object.entries(parsed as Record<string, unknown>)) {
     if (key.length < 16) throw new ToolsearchError("internal", "API_KEYS: every key must be at least 16 characters");
-    if (typeof tenant !== "string" || !TENANT_RE.test(tenant)) throw new ToolsearchError("internal", "API_KEYS: every tenant must be 1-64 letters, digits, _ . or -");
+    if (typeof tenant !== "string" || !TENANT_RE.test(tenant))
+      throw new ToolsearchError("internal", "API_KEYS: every tenant must be 1-64 letters, digits, _ . or -");
     digests.push({ digest: await digest(key), tenant });
   }
   cached = { raw, digests };

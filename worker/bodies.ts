@@ -21,13 +21,19 @@ function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): 
 }
 
 const int = (min: number, max: number) =>
-  z.number({ invalid_type_error: `must be an integer from ${min} to ${max}` }).int(`must be an integer from ${min} to ${max}`).min(min, `must be an integer from ${min} to ${max}`).max(max, `must be an integer from ${min} to ${max}`);
+  z
+    .number({ invalid_type_error: `must be an integer from ${min} to ${max}` })
+    .int(`must be an integer from ${min} to ${max}`)
+    .min(min, `must be an integer from ${min} to ${max}`)
+    .max(max, `must be an integer from ${min} to ${max}`);
 
 /** a select: name: a full (exposed) name, or a grouped short name under its server (`github.create_issue`) */
 const SELECT_NAME_RE = /^[a-zA-Z0-9_.:/-]{1,128}$/;
 
 const LISTING_REQUESTS = ["auto", ...LISTING_FORMS] as const;
-const LISTING_RULE = `must be ${LISTING_REQUESTS.slice(0, -1).map((f) => `"${f}"`).join(", ")} or "${LISTING_REQUESTS.at(-1)}"`;
+const LISTING_RULE = `must be ${LISTING_REQUESTS.slice(0, -1)
+  .map((f) => `"${f}"`)
+  .join(", ")} or "${LISTING_REQUESTS.at(-1)}"`;
 
 /** A listing form named outside a body (the chat endpoint's x-toolsearch-listing header). */
 export function parseListing(value: string | null, where: string): ListingRequest | undefined {
@@ -38,8 +44,15 @@ export function parseListing(value: string | null, where: string): ListingReques
 
 const createBody = z
   .object({
-    model: z.string({ invalid_type_error: "must be a string" }).min(1, "must not be empty").max(200, "at most 200 characters").refine((m) => m.trim().length > 0, "must not be blank"),
-    profile: z.string({ invalid_type_error: "must be a string" }).regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be a profile name (letters, digits, _ . -)").default("default"),
+    model: z
+      .string({ invalid_type_error: "must be a string" })
+      .min(1, "must not be empty")
+      .max(200, "at most 200 characters")
+      .refine((m) => m.trim().length > 0, "must not be blank"),
+    profile: z
+      .string({ invalid_type_error: "must be a string" })
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be a profile name (letters, digits, _ . -)")
+      .default("default"),
     deferral: z.enum(["auto", "on", "off"], { errorMap: () => ({ message: 'must be "auto", "on" or "off"' }) }).default("auto"),
     contextWindow: int(1000, 100_000_000).optional(),
     activation: z.enum(["inject", "proxy"], { errorMap: () => ({ message: 'must be "inject" or "proxy"' }) }).default("inject"),
@@ -71,11 +84,19 @@ const searchBody = z
         const m = /^\s*select:(.*)$/is.exec(q);
         if (!m) return;
         // "shop: get_order" as copied from a grouped line: spaces around a separator are fine
-        const names = m[1]!.split(",").map((n) => n.trim().replace(/\s*([.:/])\s*/g, "$1")).filter(Boolean);
+        const names = m[1]!
+          .split(",")
+          .map((n) => n.trim().replace(/\s*([.:/])\s*/g, "$1"))
+          .filter(Boolean);
         if (!names.length) ctx.addIssue({ code: "custom", message: "select: needs at least one tool name" });
-        else if (names.length > MAX_SELECT) ctx.addIssue({ code: "custom", message: `select: takes at most ${MAX_SELECT} names, got ${names.length}` });
+        else if (names.length > MAX_SELECT)
+          ctx.addIssue({ code: "custom", message: `select: takes at most ${MAX_SELECT} names, got ${names.length}` });
         const bad = names.find((n) => !SELECT_NAME_RE.test(n));
-        if (bad) ctx.addIssue({ code: "custom", message: `select: "${bad.slice(0, 80)}" is not a tool name (a full name, or <server>.<short name>: letters, digits, _ - . : /, at most 128)` });
+        if (bad)
+          ctx.addIssue({
+            code: "custom",
+            message: `select: "${bad.slice(0, 80)}" is not a tool name (a full name, or <server>.<short name>: letters, digits, _ - . : /, at most 128)`,
+          });
       }),
     limit: int(1, MAX_LIMIT).optional(),
   })
@@ -84,9 +105,7 @@ const searchBody = z
 export type SearchBody = z.infer<typeof searchBody>;
 export const parseSearchBody = (v: unknown): SearchBody => check(searchBody, v);
 
-const callBody = z
-  .object({ arguments: z.record(z.unknown(), { invalid_type_error: "must be an object" }).default({}) })
-  .strict();
+const callBody = z.object({ arguments: z.record(z.unknown(), { invalid_type_error: "must be an object" }).default({}) }).strict();
 
 export type CallBody = z.infer<typeof callBody>;
 export const parseCallBody = (v: unknown): CallBody => check(callBody, v);
@@ -115,7 +134,10 @@ const message = z
     name: z.string().max(200).optional(),
   })
   .passthrough()
-  .refine((m) => m.role !== "tool" || typeof m.tool_call_id === "string", { message: "a tool message needs tool_call_id", path: ["tool_call_id"] });
+  .refine((m) => m.role !== "tool" || typeof m.tool_call_id === "string", {
+    message: "a tool message needs tool_call_id",
+    path: ["tool_call_id"],
+  });
 
 const tool = z.object({
   type: z.literal("function"),
@@ -138,7 +160,8 @@ const body = z
       .superRefine((tools, ctx) => {
         const seen = new Set<string>();
         tools.forEach((t, i) => {
-          if (seen.has(t.function.name)) ctx.addIssue({ code: "custom", message: `"${t.function.name}" is declared twice`, path: [i, "function", "name"] });
+          if (seen.has(t.function.name))
+            ctx.addIssue({ code: "custom", message: `"${t.function.name}" is declared twice`, path: [i, "function", "name"] });
           seen.add(t.function.name);
         });
       })
@@ -148,7 +171,10 @@ const body = z
     stream: z.boolean().nullable().optional(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
     tool_choice: z.unknown().optional(),
-    n: z.literal(1, { errorMap: () => ({ message: "only n = 1 is supported" }) }).nullable().optional(),
+    n: z
+      .literal(1, { errorMap: () => ({ message: "only n = 1 is supported" }) })
+      .nullable()
+      .optional(),
   })
   .passthrough();
 

@@ -45,7 +45,10 @@ async function read(assets: Fetcher, file: string): Promise<LoadedCatalog> {
   const { index: _serialized, ...catalog } = full;
   const named = HASHED_RE.exec(file);
   if (named && named[1] !== catalog.hash.slice(0, 12)) {
-    throw new ToolsearchError("catalog_invalid", `catalog ${file} is refused: its name says hash ${named[1]}, its content is ${catalog.hash.slice(0, 12)}`);
+    throw new ToolsearchError(
+      "catalog_invalid",
+      `catalog ${file} is refused: its name says hash ${named[1]}, its content is ${catalog.hash.slice(0, 12)}`,
+    );
   }
   return { file, catalog, ...searchCatalog(catalog.tools, index), label: catalogLabel(catalog), loadMs: Date.now() - started };
 }

@@ -41,20 +41,44 @@ export interface ChatSession {
 function coreNames(c: RouteContext): string[] {
   const raw = c.request.headers.get("x-toolsearch-core");
   if (!raw) return [];
-  const names = [...new Set(raw.split(",").map((n) => n.trim()).filter(Boolean))].sort();
+  const names = [
+    ...new Set(
+      raw
+        .split(",")
+        .map((n) => n.trim())
+        .filter(Boolean),
+    ),
+  ].sort();
   const bad = names.find((n) => !EXPOSED_NAME_RE.test(n));
-  if (bad) throw new ToolsearchError("bad_request", `x-toolsearch-core: "${bad.slice(0, 80)}" is not a tool name (letters, digits, _ and -, at most 64)`);
+  if (bad)
+    throw new ToolsearchError(
+      "bad_request",
+      `x-toolsearch-core: "${bad.slice(0, 80)}" is not a tool name (letters, digits, _ and -, at most 64)`,
+    );
   if (names.length > MAX_CLIENT_TOOLS) throw new ToolsearchError("bad_request", `x-toolsearch-core: at most ${MAX_CLIENT_TOOLS} names`);
   return names;
 }
 
 function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): PlanContext {
   const { model, profile, contextWindow } = s;
-  return { policy, model, profile, deferral: s.deferral ?? "auto", contextWindow, catalogLoaded: s.coreTools, catalogSection: s.systemSection, catalogNames: cat.byName };
+  return {
+    policy,
+    model,
+    profile,
+    deferral: s.deferral ?? "auto",
+    contextWindow,
+    catalogLoaded: s.coreTools,
+    catalogSection: s.systemSection,
+    catalogNames: cat.byName,
+  };
 }
 
 /** What a conversation is: the same for every step and turn of it, different for another. */
-function conversationKey(body: ChatBody, set: ClientToolSet, options: { profile: string; activation: string; listing?: string; execution: string }): string {
+function conversationKey(
+  body: ChatBody,
+  set: ClientToolSet,
+  options: { profile: string; activation: string; listing?: string; execution: string },
+): string {
   const first = (...roles: ChatMessage["role"][]) => body.messages.find((m) => roles.includes(m.role))?.content ?? null;
   return canonicalJson({ model: body.model, ...options, tools: set.hash, system: first("system", "developer"), user: first("user") });
 }
@@ -69,12 +93,18 @@ async function begin(c: RouteContext, body: ChatBody, chain: string[], set: Clie
     return { ...begun, stub };
   }
   const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
-  if (activation !== "inject" && activation !== "proxy") throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
+  if (activation !== "inject" && activation !== "proxy")
+    throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
   const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
   const listing = parseListing(c.request.headers.get("x-toolsearch-listing"), "x-toolsearch-listing");
   const execution = executionHeader(c) ?? "client";
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
-  const id = await keyedSessionId(c, key !== undefined ? `prompt_cache_key\u0000${key}` : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`);
+  const id = await keyedSessionId(
+    c,
+    key !== undefined
+      ? `prompt_cache_key\u0000${key}`
+      : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`,
+  );
   const stub = sessionStub(c, id);
   const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
   if (begun) return { ...begun, stub };
@@ -120,7 +150,11 @@ export function chatView(state: SessionState, plan: ClientPlan): SessionView {
 export function activateIn(stub: SessionStub, plan: ClientPlan): Activate {
   const kept = new Set(plan.kept);
   return async (names, query, audit) => {
-    const r = await stub.activate(names.filter((n) => !kept.has(n)), query, { ...audit, via: "chat" });
+    const r = await stub.activate(
+      names.filter((n) => !kept.has(n)),
+      query,
+      { ...audit, via: "chat" },
+    );
     return r && { ...r, alreadyLoaded: [...names.filter((n) => kept.has(n)), ...r.alreadyLoaded] };
   };
 }
@@ -143,5 +177,9 @@ function executionHeader(c: RouteContext): "client" | "edge" | undefined {
 function checkExecution(c: RouteContext, state: SessionState): void {
   const asked = executionHeader(c);
   const has = state.execution ?? "client";
-  if (asked && asked !== has) throw new ToolsearchError("conflict", `x-toolsearch-execution: session ${state.id.slice(0, 40)} runs with execution "${has}", set when it was created`);
+  if (asked && asked !== has)
+    throw new ToolsearchError(
+      "conflict",
+      `x-toolsearch-execution: session ${state.id.slice(0, 40)} runs with execution "${has}", set when it was created`,
+    );
 }

@@ -27,7 +27,8 @@ export interface Settings {
 function positive(env: Env, name: keyof Env, fallback: number, min = 1): number {
   const raw = env[name];
   const n = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new ToolsearchError("internal", `${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
+  if (!Number.isInteger(n) || n < min)
+    throw new ToolsearchError("internal", `${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
   return n;
 }
 
@@ -36,7 +37,8 @@ let cached: { env: Env; settings: Settings } | undefined;
 export function settings(env: Env): Settings {
   if (cached?.env === env) return cached.settings;
   const ttl = Number(env.SESSION_TTL_SECONDS ?? 604800);
-  if (!Number.isFinite(ttl) || ttl <= 0) throw new ToolsearchError("internal", `SESSION_TTL_SECONDS must be a positive number, got "${env.SESSION_TTL_SECONDS}"`);
+  if (!Number.isFinite(ttl) || ttl <= 0)
+    throw new ToolsearchError("internal", `SESSION_TTL_SECONDS must be a positive number, got "${env.SESSION_TTL_SECONDS}"`);
   const p = (env.POLICY ?? {}) as Partial<PolicyConfig>;
   const policy: PolicyConfig = {
     threshold: p.threshold ?? DEFAULT_POLICY.threshold,
@@ -48,12 +50,18 @@ export function settings(env: Env): Settings {
     defaultModel: p.defaultModel ?? DEFAULT_POLICY.defaultModel,
   };
   if (typeof policy.listingBudget !== "number" || !(policy.listingBudget >= 0 && policy.listingBudget <= 1)) {
-    throw new ToolsearchError("internal", `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`);
+    throw new ToolsearchError(
+      "internal",
+      `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`,
+    );
   }
   for (const [name, profile] of Object.entries(policy.profiles)) {
     const form = profile.listing;
     if (form !== undefined && form !== "auto" && !(LISTING_FORMS as readonly string[]).includes(form)) {
-      throw new ToolsearchError("internal", `POLICY.profiles.${name}.listing must be "auto" or one of ${LISTING_FORMS.join(", ")}, got ${JSON.stringify(form)}`);
+      throw new ToolsearchError(
+        "internal",
+        `POLICY.profiles.${name}.listing must be "auto" or one of ${LISTING_FORMS.join(", ")}, got ${JSON.stringify(form)}`,
+      );
     }
   }
   const upstream: UpstreamConfig = {
@@ -64,7 +72,8 @@ export function settings(env: Env): Settings {
   };
   const vars = env as unknown as Record<string, unknown>;
   const audit = String(vars.AUDIT_ARGUMENTS ?? "digest");
-  if (audit !== "digest" && audit !== "store") throw new ToolsearchError("internal", `AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
+  if (audit !== "digest" && audit !== "store")
+    throw new ToolsearchError("internal", `AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
   const s: Settings = {
     catalogFile: String(env.CATALOG),
     ttlMs: ttl * 1000,

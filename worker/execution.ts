@@ -30,8 +30,7 @@ export interface CallContext {
 
 /** A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes). */
 export type CallOutcome =
-  | { ok: true; result: CallToolResult; outcome: AuditOutcome }
-  | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome };
+  { ok: true; result: CallToolResult; outcome: AuditOutcome } | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome };
 
 type Row = { session_id: string; protocol: string };
 
@@ -47,23 +46,58 @@ function stored(sql: SqlStorage, server: string): UpstreamSession | null {
 function storeSession(sql: SqlStorage, server: string, before: UpstreamSession | null, after: UpstreamSession | null): boolean {
   if (!after || after.sessionId === before?.sessionId) return true;
   const now = Date.now();
-  if (before) sql.exec("UPDATE upstream SET session_id = ?, protocol = ?, opened_at = ? WHERE server = ? AND session_id = ?", after.sessionId, after.protocolVersion, now, server, before.sessionId);
-  else sql.exec("INSERT INTO upstream (server, session_id, protocol, opened_at) VALUES (?, ?, ?, ?) ON CONFLICT (server) DO NOTHING", server, after.sessionId, after.protocolVersion, now);
+  if (before)
+    sql.exec(
+      "UPDATE upstream SET session_id = ?, protocol = ?, opened_at = ? WHERE server = ? AND session_id = ?",
+      after.sessionId,
+      after.protocolVersion,
+      now,
+      server,
+      before.sessionId,
+    );
+  else
+    sql.exec(
+      "INSERT INTO upstream (server, session_id, protocol, opened_at) VALUES (?, ?, ?, ?) ON CONFLICT (server) DO NOTHING",
+      server,
+      after.sessionId,
+      after.protocolVersion,
+      now,
+    );
   return stored(sql, server)?.sessionId === after.sessionId;
 }
 
 // first opens per (session object, server) in flight: concurrent first calls share one session
 const opening = new Map<string, Promise<unknown>>();
 
-export async function executeCall(self: SessionDO, storage: DurableObjectStorage, env: Env, init: SessionInit, name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
+export async function executeCall(
+  self: SessionDO,
+  storage: DurableObjectStorage,
+  env: Env,
+  init: SessionInit,
+  name: string,
+  args: unknown,
+  context: CallContext,
+): Promise<CallOutcome> {
   const cfg = settings(env);
   const cat = await loadCatalog(env.ASSETS, init.catalogFile);
   const tool = cat.byName.get(name);
   const view = sessionView(cat.tools, init);
-  if (!tool) return { ok: false, code: "not_found", message: `there is no tool ${name.slice(0, 80)} in this session's catalog; closest names: ${closestNames(cat, name, 3, view.candidates).join(", ")}` };
+  if (!tool)
+    return {
+      ok: false,
+      code: "not_found",
+      message: `there is no tool ${name.slice(0, 80)} in this session's catalog; closest names: ${closestNames(cat, name, 3, view.candidates).join(", ")}`,
+    };
   const via = context.via;
   const digest = await argsDigest(args);
-  const base = { tool: name, server: tool.server, via, argsDigest: digest.argsDigest, argsBytes: digest.argsBytes, arguments: init.storeArguments ? digest.canonical : null };
+  const base = {
+    tool: name,
+    server: tool.server,
+    via,
+    argsDigest: digest.argsDigest,
+    argsBytes: digest.argsBytes,
+    arguments: init.storeArguments ? digest.canonical : null,
+  };
   const audit = (e: Omit<AuditInput, "tool">) => storage.transactionSync(() => self.writeAudit(init, [{ ...base, ...e }]));
   const reason = view.denied.get(name);
   if (reason) {
@@ -71,13 +105,23 @@ export async function executeCall(self: SessionDO, storage: DurableObjectStorage
     return { ok: false, code: "forbidden", message: notAvailable(name), outcome: "denied" };
   }
   const server = cfg.servers.get(tool.server);
-  if (!server) return { ok: false, code: "not_executable", message: `server ${tool.server} has no SERVERS entry: its tools are run by the client` };
-  const loaded = init.mode === "full" || init.coreTools.includes(name) || storage.sql.exec("SELECT 1 FROM activations WHERE name = ?", name).toArray().length > 0;
-  if (!loaded && !(await self.activate([name], `call:${name}`, { via, load: true }))) return { ok: false, code: "not_found", message: "the session does not exist" };
+  if (!server)
+    return { ok: false, code: "not_executable", message: `server ${tool.server} has no SERVERS entry: its tools are run by the client` };
+  const loaded =
+    init.mode === "full" ||
+    init.coreTools.includes(name) ||
+    storage.sql.exec("SELECT 1 FROM activations WHERE name = ?", name).toArray().length > 0;
+  if (!loaded && !(await self.activate([name], `call:${name}`, { via, load: true })))
+    return { ok: false, code: "not_found", message: "the session does not exist" };
   const check = checkArguments(tool.inputSchema, (args ?? {}) as Record<string, unknown>);
   if (!check.ok) {
     audit({ type: "call", outcome: "invalid_arguments", detail: check.errors.join("; ") });
-    return { ok: false, code: "bad_request", message: `invalid arguments for ${name}: ${check.errors.join("; ")}`, outcome: "invalid_arguments" };
+    return {
+      ok: false,
+      code: "bad_request",
+      message: `invalid arguments for ${name}: ${check.errors.join("; ")}`,
+      outcome: "invalid_arguments",
+    };
   }
   const started = Date.now();
   let secrets: string[] = [];
@@ -91,15 +135,24 @@ export async function executeCall(self: SessionDO, storage: DurableObjectStorage
       before = stored(storage.sql, tool.server);
     }
     const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args);
-    if (!before) opening.set(key, pending.finally(() => opening.delete(key)).catch(() => {}));
+    if (!before)
+      opening.set(
+        key,
+        pending.finally(() => opening.delete(key)).catch(() => {}),
+      );
     const remote = await pending;
     const capped = capResult(JSON.parse(redact(JSON.stringify(remote.result), secrets)) as CallToolResult, cfg.resultMaxBytes);
     const result = capped.result;
     if (remote.reinitialized) {
-      result.content.push({ type: "text", text: `[toolsearch: the server had ended this session's MCP session; a new one was started, so state the server kept for it may be gone]` });
+      result.content.push({
+        type: "text",
+        text: `[toolsearch: the server had ended this session's MCP session; a new one was started, so state the server kept for it may be gone]`,
+      });
     }
     const outcome: AuditOutcome = result.isError ? "tool_error" : "ok";
-    const detail = [capped.capped ? "result capped" : "", remote.reinitialized ? "upstream session re-initialized" : ""].filter(Boolean).join("; ") || null;
+    const detail =
+      [capped.capped ? "result capped" : "", remote.reinitialized ? "upstream session re-initialized" : ""].filter(Boolean).join("; ") ||
+      null;
     const kept = storage.transactionSync(() => {
       const kept = storeSession(storage.sql, tool.server, before, remote.session);
       self.writeAudit(init, [{ ...base, type: "call", outcome, durationMs: Date.now() - started, resultBytes: capped.bytes, detail }]);
@@ -109,12 +162,20 @@ export async function executeCall(self: SessionDO, storage: DurableObjectStorage
     if (!kept && remote.session) await closeRemote(server, resolved.headers, remote.session).catch(() => {});
     return { ok: true, result, outcome };
   } catch (e) {
-    const failure = e instanceof UpstreamFailure ? e : e instanceof ToolsearchError ? null : new UpstreamFailure("transport_error", String((e as Error)?.message ?? e));
+    const failure =
+      e instanceof UpstreamFailure
+        ? e
+        : e instanceof ToolsearchError
+          ? null
+          : new UpstreamFailure("transport_error", String((e as Error)?.message ?? e));
     const message = redact(failure ? failure.message : (e as Error).message, secrets);
     const outcome: AuditOutcome = failure?.kind ?? "transport_error";
     audit({ type: "call", outcome, durationMs: Date.now() - started, detail: message });
     if (!failure) return { ok: false, code: (e as ToolsearchError).code, message, outcome };
-    const what = failure.kind === "timeout" ? `server ${tool.server} did not answer ${name} within ${server.timeoutMs} ms` : `server ${tool.server} failed on ${name}: ${message}`;
+    const what =
+      failure.kind === "timeout"
+        ? `server ${tool.server} did not answer ${name} within ${server.timeoutMs} ms`
+        : `server ${tool.server} failed on ${name}: ${message}`;
     return { ok: false, code: failure.kind === "timeout" ? "upstream_timeout" : "server_failed", message: what, outcome };
   }
 }

@@ -18,7 +18,8 @@ export async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Pro
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
   const buf = await request.arrayBuffer();
-  if (buf.byteLength > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${buf.byteLength} bytes; the limit is ${maxBytes}`);
+  if (buf.byteLength > maxBytes)
+    throw new ToolsearchError("payload_too_large", `body is ${buf.byteLength} bytes; the limit is ${maxBytes}`);
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(buf));

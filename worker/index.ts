@@ -21,7 +21,16 @@ import { sessionRoutes } from "./routes/sessions.ts";
 
 export { SessionDO } from "./session.ts";
 
-const routes: Route[] = [...pageRoutes, ...healthRoutes, ...catalogRoutes, ...sessionRoutes, ...callRoutes, ...auditRoutes, ...chatRoutes, ...mcpRoutes];
+const routes: Route[] = [
+  ...pageRoutes,
+  ...healthRoutes,
+  ...catalogRoutes,
+  ...sessionRoutes,
+  ...callRoutes,
+  ...auditRoutes,
+  ...chatRoutes,
+  ...mcpRoutes,
+];
 
 /** Paths behind API keys: the REST and chat API, and the MCP gateway. */
 const isProtected = (path: string) => path === "/v1" || path.startsWith("/v1/") || path === "/mcp";
@@ -60,18 +69,22 @@ export default {
       if (isProtected(url.pathname)) tenant = await authenticate(request, env.API_KEYS);
       const pinned = settings(env).catalogFile;
       // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
-      label = (await loadCatalog(env.ASSETS, pinned).catch((e) => {
-        label = labelFromFile(pinned);
-        throw e;
-      })).label;
+      label = (
+        await loadCatalog(env.ASSETS, pinned).catch((e) => {
+          label = labelFromFile(pinned);
+          throw e;
+        })
+      ).label;
       if (found === null) throw new ToolsearchError("not_found", `no route ${request.method} ${url.pathname.slice(0, 200)}`);
-      if (found === "wrong-method") throw new ToolsearchError("method_not_allowed", `${request.method} is not allowed on ${url.pathname.slice(0, 200)}`);
+      if (found === "wrong-method")
+        throw new ToolsearchError("method_not_allowed", `${request.method} is not allowed on ${url.pathname.slice(0, 200)}`);
       const c: RouteContext = { request, env, ctx, url, tenant, params: found.params, setCatalogLabel: (l) => (label = l) };
       response = await found.route.handler(c);
     } catch (e) {
       const err = toError(e);
       const render = found && found !== "wrong-method" && err.status !== 401 ? found.route.onError : undefined;
-      response = render?.(err) ?? json(err.toJSON(), err.status, err.status === 401 ? { "www-authenticate": 'Bearer realm="toolsearch"' } : {});
+      response =
+        render?.(err) ?? json(err.toJSON(), err.status, err.status === 401 ? { "www-authenticate": 'Bearer realm="toolsearch"' } : {});
     }
     const headers = new Headers(response.headers);
     if (label) headers.set("x-catalog", label);

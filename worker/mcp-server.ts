@@ -9,7 +9,13 @@
 // naming a tool the session does not offer is a JSON-RPC error.
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { ToolsearchError } from "./core/errors.ts";
 import { pageOf, sessionMcpTools } from "./core/mcp-tools.ts";
@@ -35,7 +41,8 @@ const OPTIONS = ["model", "profile", "deferral", "listing", "contextWindow"] as 
 export async function mcpSessionRequest(c: RouteContext, protocolVersion: string): Promise<CreateRequest> {
   const given: Record<string, unknown> = {};
   for (const name of OPTIONS) {
-    const value = c.url.searchParams.get(name) ?? c.request.headers.get(`x-toolsearch-${name.replace(/[A-Z]/g, (l) => `-${l.toLowerCase()}`)}`);
+    const value =
+      c.url.searchParams.get(name) ?? c.request.headers.get(`x-toolsearch-${name.replace(/[A-Z]/g, (l) => `-${l.toLowerCase()}`)}`);
     if (value !== null) given[name] = name === "contextWindow" ? Number(value) : value;
   }
   const body = parseCreateBody({ model: settings(c.env).policy.defaultModel, ...given });
@@ -49,7 +56,11 @@ function text(t: string, isError = false): CallToolResult {
 export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatalog): Server {
   const server = new Server(
     { name: "toolsearch", title: `toolsearch gateway (${cat.label})`, version: cat.catalog.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: session.mcp.instructions, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+    {
+      capabilities: { tools: { listChanged: true } },
+      instructions: session.mcp.instructions,
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    },
   );
   const stub = sessionStub(c, session.id);
   const access = viewOf(cat, session);
@@ -70,7 +81,15 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
     const { name, arguments: args = {} } = req.params;
     const listChanged = () => extra.sendNotification({ method: "notifications/tools/list_changed" });
     if (name === TOOL_SEARCH_NAME && view.mode === "deferred") {
-      const answer = await answerToolSearch(cat, view, args.query, args.limit, (names, q, audit) => stub.activate(names, q, { ...audit, via: "mcp" }), access, "mcp");
+      const answer = await answerToolSearch(
+        cat,
+        view,
+        args.query,
+        args.limit,
+        (names, q, audit) => stub.activate(names, q, { ...audit, via: "mcp" }),
+        access,
+        "mcp",
+      );
       if (!answer) throw new McpError(ErrorCode.InvalidRequest, "the session was deleted during the request");
       if (answer.activations) view.activations = answer.activations;
       if (answer.loaded.length) await listChanged();

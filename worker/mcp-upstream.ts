@@ -51,7 +51,11 @@ function transportFetch(headers: Record<string, string>): typeof fetch {
   }) as typeof fetch;
 }
 
-async function connect(server: ServerConfig, headers: Record<string, string>, stored: UpstreamSession | null): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
+async function connect(
+  server: ServerConfig,
+  headers: Record<string, string>,
+  stored: UpstreamSession | null,
+): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     sessionId: stored?.sessionId,
@@ -65,7 +69,10 @@ async function connect(server: ServerConfig, headers: Record<string, string>, st
   } catch (e) {
     // a server that speaks only the old HTTP+SSE transport refuses the initialize POST with a 4xx
     if (stored || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
-    const sse = new SSEClientTransport(new URL(server.url), { requestInit: { headers }, eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) } });
+    const sse = new SSEClientTransport(new URL(server.url), {
+      requestInit: { headers },
+      eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) },
+    });
     const fallback = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     await fallback.connect(sse, { timeout: server.timeoutMs });
     return { client: fallback, transport: sse };
@@ -74,7 +81,8 @@ async function connect(server: ServerConfig, headers: Record<string, string>, st
 
 function classify(e: unknown, server: ServerConfig): UpstreamFailure {
   if (e instanceof UpstreamFailure) return e;
-  if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) return new UpstreamFailure("timeout", `no answer within ${server.timeoutMs} ms`);
+  if (e instanceof McpError && e.code === ErrorCode.RequestTimeout)
+    return new UpstreamFailure("timeout", `no answer within ${server.timeoutMs} ms`);
   const msg = e instanceof Error ? e.message : String(e);
   const status = e instanceof StreamableHTTPError && e.code && e.code > 0 ? `HTTP ${e.code}: ` : "";
   return new UpstreamFailure("transport_error", `${status}${msg.replace(/^Streamable HTTP error: /, "")}`.slice(0, 300));
@@ -82,12 +90,19 @@ function classify(e: unknown, server: ServerConfig): UpstreamFailure {
 
 const expired = (e: unknown) => e instanceof StreamableHTTPError && e.code === 404;
 
-async function once(server: ServerConfig, headers: Record<string, string>, stored: UpstreamSession | null, tool: string, args: Record<string, unknown>): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
+async function once(
+  server: ServerConfig,
+  headers: Record<string, string>,
+  stored: UpstreamSession | null,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const { client, transport } = await connect(server, headers, stored);
   // a broken response stream is reported through onerror while the request waits: fail the call
   const broken = new Promise<never>((_, reject) => {
     client.onerror = (err) => {
-      if (/SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err))) reject(new UpstreamFailure("transport_error", `the server's response broke off: ${String(err?.message ?? err).slice(0, 200)}`));
+      if (/SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err)))
+        reject(new UpstreamFailure("transport_error", `the server's response broke off: ${String(err?.message ?? err).slice(0, 200)}`));
     };
   });
   broken.catch(() => {}); // may reject after the call settled: nobody waits then
@@ -95,7 +110,9 @@ async function once(server: ServerConfig, headers: Record<string, string>, store
     const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs });
     const raw = (await Promise.race([call, broken])) as Record<string, unknown>;
     // servers of protocol 2024-10-07 may answer { toolResult }: the same thing in an older shape
-    const result = (Array.isArray(raw.content) ? raw : { content: [{ type: "text", text: JSON.stringify(raw.toolResult ?? raw) }] }) as CallToolResult;
+    const result = (
+      Array.isArray(raw.content) ? raw : { content: [{ type: "text", text: JSON.stringify(raw.toolResult ?? raw) }] }
+    ) as CallToolResult;
     const sessionId = transport.sessionId;
     return { result, session: sessionId ? { sessionId, protocolVersion: transport.protocolVersion ?? "" } : null };
   } finally {
@@ -105,13 +122,23 @@ async function once(server: ServerConfig, headers: Record<string, string>, store
 }
 
 /** Call `tool` on the server, resuming `stored` when given. */
-export async function callRemote(server: ServerConfig, headers: Record<string, string>, stored: UpstreamSession | null, tool: string, args: Record<string, unknown>): Promise<RemoteCall> {
+export async function callRemote(
+  server: ServerConfig,
+  headers: Record<string, string>,
+  stored: UpstreamSession | null,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<RemoteCall> {
   try {
     return { ...(await once(server, headers, stored, tool, args)), reinitialized: false };
   } catch (e) {
     if (e instanceof McpError && e.code !== ErrorCode.RequestTimeout && e.code !== ErrorCode.ConnectionClosed) {
       // the server answered the call with a JSON-RPC error (unknown tool, bad params): the tool failed
-      return { result: { content: [{ type: "text", text: `MCP error ${e.code}: ${e.message}` }], isError: true }, session: stored, reinitialized: false };
+      return {
+        result: { content: [{ type: "text", text: `MCP error ${e.code}: ${e.message}` }], isError: true },
+        session: stored,
+        reinitialized: false,
+      };
     }
     if (!stored || !expired(e)) throw classify(e, server);
   }
@@ -124,7 +151,11 @@ export async function callRemote(server: ServerConfig, headers: Record<string, s
 
 /** End a server session (HTTP DELETE); 405 means the server keeps sessions until it expires them. */
 export async function closeRemote(server: ServerConfig, headers: Record<string, string>, session: UpstreamSession): Promise<number> {
-  const res = await fetch(server.url, { method: "DELETE", headers: { ...headers, "mcp-session-id": session.sessionId, "mcp-protocol-version": session.protocolVersion }, signal: AbortSignal.timeout(server.timeoutMs) });
+  const res = await fetch(server.url, {
+    method: "DELETE",
+    headers: { ...headers, "mcp-session-id": session.sessionId, "mcp-protocol-version": session.protocolVersion },
+    signal: AbortSignal.timeout(server.timeoutMs),
+  });
   await res.body?.cancel();
   return res.status;
 }

@@ -32,7 +32,12 @@ export class SessionDO extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.migrate();
-    this.outbox = new Outbox(this.sql, env.AUDIT, () => this.schedule(), (p) => ctx.waitUntil(p));
+    this.outbox = new Outbox(
+      this.sql,
+      env.AUDIT,
+      () => this.schedule(),
+      (p) => ctx.waitUntil(p),
+    );
   }
 
   /** Schema, created once per object (IF NOT EXISTS: also after deleteAll). */
@@ -54,7 +59,10 @@ export class SessionDO extends DurableObject<Env> {
   /** Audit rows for `events` (call inside the transaction that writes the state they describe). */
   writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): void {
     const tenant = init.tenant ?? this.ctx.id.name?.split("/")[0] ?? "";
-    insertAudit(this.sql, events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id)));
+    insertAudit(
+      this.sql,
+      events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id)),
+    );
   }
 
   /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
@@ -84,18 +92,30 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   private row(): { data: string; created_at: number; last_used_at: number } | undefined {
-    return this.sql.exec<{ data: string; created_at: number; last_used_at: number }>("SELECT data, created_at, last_used_at FROM session").toArray()[0];
+    return this.sql
+      .exec<{ data: string; created_at: number; last_used_at: number }>("SELECT data, created_at, last_used_at FROM session")
+      .toArray()[0];
   }
 
   private activationNames(): string[] {
-    return this.sql.exec<{ name: string }>("SELECT name FROM activations ORDER BY seq").toArray().map((r) => r.name);
+    return this.sql
+      .exec<{ name: string }>("SELECT name FROM activations ORDER BY seq")
+      .toArray()
+      .map((r) => r.name);
   }
 
   /** Create the session; false when this object already holds one (ids are never reused). */
   async create(init: SessionInit): Promise<SessionState | null> {
     if (this.row()) return null;
     const now = Date.now();
-    this.sql.exec("INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)", init.id, JSON.stringify(init), now, now, init.ttlMs);
+    this.sql.exec(
+      "INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)",
+      init.id,
+      JSON.stringify(init),
+      now,
+      now,
+      init.ttlMs,
+    );
     this.alarmAt = now + init.ttlMs;
     await this.ctx.storage.setAlarm(this.alarmAt);
     return { ...init, activations: [], createdAt: now, lastUsedAt: now };
@@ -109,7 +129,13 @@ export class SessionDO extends DurableObject<Env> {
     this.sql.exec("UPDATE session SET last_used_at = ?", now);
     const init = JSON.parse(r.data) as SessionInit;
     // sessions stored before activation modes existed are inject sessions
-    return { ...init, activation: init.activation ?? "inject", activations: this.activationNames(), createdAt: r.created_at, lastUsedAt: now };
+    return {
+      ...init,
+      activation: init.activation ?? "inject",
+      activations: this.activationNames(),
+      createdAt: r.created_at,
+      lastUsedAt: now,
+    };
   }
 
   /**
@@ -120,7 +146,10 @@ export class SessionDO extends DurableObject<Env> {
     const state = this.get();
     if (!state) return null;
     const splices = this.sql
-      .exec<{ data: string }>("SELECT data FROM splices WHERE prefix IN (SELECT value FROM json_each(?)) ORDER BY at", JSON.stringify(prefixes))
+      .exec<{ data: string }>(
+        "SELECT data FROM splices WHERE prefix IN (SELECT value FROM json_each(?)) ORDER BY at",
+        JSON.stringify(prefixes),
+      )
       .toArray()
       .map((r) => JSON.parse(r.data) as Splice);
     return { state, splices };
@@ -131,7 +160,13 @@ export class SessionDO extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => {
       if (!this.row()) return false;
       const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM splices").one().n ?? 0) + 1;
-      this.sql.exec("INSERT OR REPLACE INTO splices (prefix, at, data, seq) VALUES (?, ?, ?, ?)", splice.prefix, splice.at, JSON.stringify(splice), seq);
+      this.sql.exec(
+        "INSERT OR REPLACE INTO splices (prefix, at, data, seq) VALUES (?, ?, ?, ?)",
+        splice.prefix,
+        splice.at,
+        JSON.stringify(splice),
+        seq,
+      );
       // bounded: abandoned branches of edited histories must not grow a session without end
       this.sql.exec("DELETE FROM splices WHERE seq <= ?", seq - MAX_SPLICES);
       return true;

@@ -22,7 +22,10 @@ export type SessionStub = DurableObjectStub<SessionDO>;
  */
 export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge"; mcp?: { protocolVersion: string } };
 
-const idOf = (bytes: Uint8Array) => `ses_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")}`;
+const idOf = (bytes: Uint8Array) =>
+  `ses_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")}`;
 
 /** 192 random bits, base64url: unguessable and safe in a URL path. */
 function newSessionId(): string {
@@ -81,19 +84,28 @@ export async function requireSession(c: RouteContext, id: string): Promise<{ sta
 }
 
 /** The catalog a session started with; 409 if that catalog is no longer deployed. */
-export async function sessionCatalog(c: RouteContext, state: Pick<SessionState, "id" | "catalogFile" | "catalogHash">): Promise<LoadedCatalog> {
+export async function sessionCatalog(
+  c: RouteContext,
+  state: Pick<SessionState, "id" | "catalogFile" | "catalogHash">,
+): Promise<LoadedCatalog> {
   const pinned = settings(c.env).catalogFile;
   let cat: LoadedCatalog;
   try {
     cat = await loadCatalog(c.env.ASSETS, state.catalogFile);
   } catch (e) {
     if (e instanceof ToolsearchError && e.code === "catalog_missing" && state.catalogFile !== pinned) {
-      throw new ToolsearchError("catalog_mismatch", `session ${state.id} was created on catalog ${state.catalogFile}, which is no longer deployed (this deployment pins ${pinned}); start a new session`);
+      throw new ToolsearchError(
+        "catalog_mismatch",
+        `session ${state.id} was created on catalog ${state.catalogFile}, which is no longer deployed (this deployment pins ${pinned}); start a new session`,
+      );
     }
     throw e;
   }
   if (cat.catalog.hash !== state.catalogHash) {
-    throw new ToolsearchError("catalog_mismatch", `session ${state.id} was created on catalog hash ${state.catalogHash.slice(0, 12)}, but ${state.catalogFile} now holds ${cat.catalog.hash.slice(0, 12)}; start a new session`);
+    throw new ToolsearchError(
+      "catalog_mismatch",
+      `session ${state.id} was created on catalog hash ${state.catalogHash.slice(0, 12)}, but ${state.catalogFile} now holds ${cat.catalog.hash.slice(0, 12)}; start a new session`,
+    );
   }
   c.setCatalogLabel(cat.label);
   return cat;
@@ -108,7 +120,11 @@ export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access" | 
  * What a new session on the pinned catalog stores: its frozen fields, decided now. The tenant's
  * access view is frozen like the prompt: denied tools are not in the deferred section.
  */
-export async function sessionInit(c: RouteContext, req: CreateRequest, id = newSessionId()): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
+export async function sessionInit(
+  c: RouteContext,
+  req: CreateRequest,
+  id = newSessionId(),
+): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
   const { catalogFile, policy, ttlMs, storeArguments, servers } = settings(c.env);
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
   const access = accessFor(policy.access, c.tenant);
@@ -118,9 +134,30 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, id = newS
   const gateway = req.mcp && gatewayOffer(visible, servers);
   if (gateway) visible = gateway.offered;
   const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
-  const mcp = req.mcp && gateway && { protocolVersion: req.mcp.protocolVersion, servers: gateway.servers, instructions: mcpInstructions(frozen, gateway.counts, gateway.unreachable) };
+  const mcp = req.mcp &&
+    gateway && {
+      protocolVersion: req.mcp.protocolVersion,
+      servers: gateway.servers,
+      instructions: mcpInstructions(frozen, gateway.counts, gateway.unreachable),
+    };
   const { model, profile, activation, deferral, contextWindow } = req;
-  const init: SessionInit = { id, catalogFile, catalogHash: cat.catalog.hash, model, profile, ttlMs, activation, deferral, contextWindow, tenant: c.tenant, access, execution: req.execution ?? "client", storeArguments, ...frozen, ...(mcp ? { mcp, execution: "edge" as const } : {}) };
+  const init: SessionInit = {
+    id,
+    catalogFile,
+    catalogHash: cat.catalog.hash,
+    model,
+    profile,
+    ttlMs,
+    activation,
+    deferral,
+    contextWindow,
+    tenant: c.tenant,
+    access,
+    execution: req.execution ?? "client",
+    storeArguments,
+    ...frozen,
+    ...(mcp ? { mcp, execution: "edge" as const } : {}),
+  };
   return { init, cat };
 }
 

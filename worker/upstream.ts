@@ -24,7 +24,9 @@ export class UpstreamRejection extends ToolsearchError {
     this.body = body;
   }
   override toJSON() {
-    return { error: { ...this.body, code: this.body.code ?? "upstream_error", message: this.message } } as ReturnType<ToolsearchError["toJSON"]>;
+    return { error: { ...this.body, code: this.body.code ?? "upstream_error", message: this.message } } as ReturnType<
+      ToolsearchError["toJSON"]
+    >;
   }
 }
 
@@ -57,7 +59,9 @@ export async function callUpstream(
   let usage: Partial<Usage> | null = null;
   const meta: RoundMeta = { id: "", created: Math.floor(Date.now() / 1000), model: String(body.model) };
   try {
-    const stream = await client.chat.completions.create(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: opts.signal });
+    const stream = await client.chat.completions.create(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
+      signal: opts.signal,
+    });
     for await (const chunk of stream) {
       if (chunk.id) meta.id = chunk.id;
       if (chunk.created) meta.created = chunk.created;
@@ -90,17 +94,30 @@ export async function callUpstream(
 
 function upstreamFailure(e: unknown, cfg: UpstreamConfig): Error {
   if (e instanceof ToolsearchError) return e;
-  if (e instanceof OpenAI.APIUserAbortError) return new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
+  if (e instanceof OpenAI.APIUserAbortError)
+    return new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
   if (e instanceof OpenAI.APIConnectionTimeoutError) {
     return new ToolsearchError("upstream_error", `upstream did not answer within ${cfg.timeoutMs} ms (tried ${cfg.maxRetries + 1} times)`);
   }
   if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 400 && e.status < 500) {
     const err = (e.error ?? {}) as Record<string, unknown>;
-    return new UpstreamRejection(e.status, { message: err.message ?? e.message, type: err.type ?? "invalid_request_error", param: err.param ?? null, code: err.code ?? null });
+    return new UpstreamRejection(e.status, {
+      message: err.message ?? e.message,
+      type: err.type ?? "invalid_request_error",
+      param: err.param ?? null,
+      code: err.code ?? null,
+    });
   }
   if (e instanceof OpenAI.APIError && e.status !== undefined) {
-    return new ToolsearchError("upstream_error", `upstream answered ${e.status} (tried ${cfg.maxRetries + 1} times): ${e.message.slice(0, 300)}`);
+    return new ToolsearchError(
+      "upstream_error",
+      `upstream answered ${e.status} (tried ${cfg.maxRetries + 1} times): ${e.message.slice(0, 300)}`,
+    );
   }
-  if (e instanceof OpenAI.APIConnectionError) return new ToolsearchError("upstream_error", `could not reach upstream at ${cfg.baseURL} (tried ${cfg.maxRetries + 1} times)`);
-  return new ToolsearchError("upstream_error", `upstream answered something that is not a chat completion stream: ${(e as Error)?.message?.slice(0, 300)}`);
+  if (e instanceof OpenAI.APIConnectionError)
+    return new ToolsearchError("upstream_error", `could not reach upstream at ${cfg.baseURL} (tried ${cfg.maxRetries + 1} times)`);
+  return new ToolsearchError(
+    "upstream_error",
+    `upstream answered something that is not a chat completion stream: ${(e as Error)?.message?.slice(0, 300)}`,
+  );
 }

@@ -19,13 +19,22 @@ export default defineCommand({
   args: {
     config: configArg,
     out: outDirArg,
-    check: { type: "boolean", description: "Build in memory; exit 1 naming what changed if it differs from the committed catalog", default: false },
-    "if-missing": { type: "boolean", description: "Skip the build when a verified catalog of this name@version is already there (npm start uses this)", default: false },
+    check: {
+      type: "boolean",
+      description: "Build in memory; exit 1 naming what changed if it differs from the committed catalog",
+      default: false,
+    },
+    "if-missing": {
+      type: "boolean",
+      description: "Skip the build when a verified catalog of this name@version is already there (npm start uses this)",
+      default: false,
+    },
     concurrency: { type: "string", description: "Servers contacted at once", default: "8", valueHint: "n" },
   },
   async run({ args }) {
     const concurrency = Number(args.concurrency);
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new ToolsearchError("bad_request", `--concurrency must be a positive integer, got "${args.concurrency}"`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new ToolsearchError("bad_request", `--concurrency must be a positive integer, got "${args.concurrency}"`);
     const config = await loadConfig(args.config);
     if (args["if-missing"] && !args.check) {
       const [existing] = await findCatalogFiles(args.out, config.name, config.version);

@@ -34,6 +34,8 @@ export default defineCommand({
     for (const c of d.changed) out(`  ~ ${c.name} (${c.kind})`);
     for (const m of d.metadata) out(`  ~ server ${m.server}: ${m.fields.join(", ")}`);
     for (const o of d.other) out(`  * ${o}`);
-    out(`deferred prompt bytes: ${d.deferredPromptChanged ? `change in ${d.listingsChanged.join(", ")} (sessions started on the new catalog in that form get a new prefix)` : "unchanged"}`);
+    out(
+      `deferred prompt bytes: ${d.deferredPromptChanged ? `change in ${d.listingsChanged.join(", ")} (sessions started on the new catalog in that form get a new prefix)` : "unchanged"}`,
+    );
   },
 });

@@ -12,7 +12,7 @@ export default defineCommand({
   meta: {
     name: "eval",
     description:
-      "Score toolSearch on a query file (JSONL: {id, query, gold: [\"<server>/<tool>\"], gold_groups?}): success@k, groupRecall@k, mrr@10 and latency; --baselines adds xcode-keyword and orama-default on the same catalog.",
+      'Score toolSearch on a query file (JSONL: {id, query, gold: ["<server>/<tool>"], gold_groups?}): success@k, groupRecall@k, mrr@10 and latency; --baselines adds xcode-keyword and orama-default on the same catalog.',
   },
   args: {
     catalog: catalogArg,
@@ -23,7 +23,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const ks = args.k.split(",").map((s) => Number(s.trim()));
-    if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > 100)) throw new ToolsearchError("bad_request", `--k must be integers from 1 to 100, got "${args.k}"`);
+    if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > 100))
+      throw new ToolsearchError("bad_request", `--k must be integers from 1 to 100, got "${args.k}"`);
     const { catalog, index } = await readCatalogFile(args.catalog);
     const queries = await readQueries(args.queries);
     const byRef = resolveGold(queries, catalog.tools);
@@ -39,7 +40,10 @@ export default defineCommand({
     const names = Object.keys(result.metrics);
     out(`${result.queries} queries on ${catalog.name}@${catalog.version} (${catalog.tools.length} tools)`);
     out(`${"ranker".padEnd(16)}${names.map((n) => n.padStart(16)).join("")}${"p50 ms".padStart(10)}${"p99 ms".padStart(10)}`);
-    const row = (name: string, r: EvalResult) => out(`${name.padEnd(16)}${names.map((n) => String(r.metrics[n]).padStart(16)).join("")}${String(r.latency.p50Ms).padStart(10)}${String(r.latency.p99Ms).padStart(10)}`);
+    const row = (name: string, r: EvalResult) =>
+      out(
+        `${name.padEnd(16)}${names.map((n) => String(r.metrics[n]).padStart(16)).join("")}${String(r.latency.p50Ms).padStart(10)}${String(r.latency.p99Ms).padStart(10)}`,
+      );
     row("toolsearch", result);
     for (const [name, r] of Object.entries(result.baselines ?? {})) row(name, r);
   },

@@ -15,7 +15,11 @@ export default defineCommand({
   },
   args: {
     catalog: catalogArg,
-    query: { type: "positional", description: "The query, e.g. \"create issue github\" or \"select:mcp__github__create_issue\"", required: true },
+    query: {
+      type: "positional",
+      description: 'The query, e.g. "create issue github" or "select:mcp__github__create_issue"',
+      required: true,
+    },
     limit: { type: "string", description: `Results to return (1-20, default ${DEFAULT_LIMIT})`, valueHint: "n" },
     json: jsonArg,
   },
@@ -26,7 +30,14 @@ export default defineCommand({
     if (parsed.kind === "error") throw new ToolsearchError("bad_request", parsed.message.replace(/^Error: /, ""));
     const outcome = runSearch(searchCatalog(catalog.tools, index), parsed, limit ?? DEFAULT_LIMIT);
     if (outcome.kind === "browse") {
-      if (args.json) return out(JSON.stringify({ query: args.query, browse: { ...outcome, tools: outcome.tools.map((t) => ({ name: t.name, description: t.description })) } }, null, 2));
+      if (args.json)
+        return out(
+          JSON.stringify(
+            { query: args.query, browse: { ...outcome, tools: outcome.tools.map((t) => ({ name: t.name, description: t.description })) } },
+            null,
+            2,
+          ),
+        );
       return out(formatResult(outcome, [], [], args.query));
     }
     const rows =
@@ -38,7 +49,10 @@ export default defineCommand({
     const unknown = outcome.kind === "select" ? outcome.unknown : [];
     if (args.json) return out(JSON.stringify({ query: args.query, results: rows, unknown }, null, 2));
     if (!rows.length && !unknown.length) return out("no matches");
-    for (const r of rows) out(`${r.score.toFixed(3).padStart(8)}  ${r.name}${r.words.length ? `  [${r.words.join(" ")}]` : ""}  ${r.description.replace(/\s+/g, " ").slice(0, 100)}`);
+    for (const r of rows)
+      out(
+        `${r.score.toFixed(3).padStart(8)}  ${r.name}${r.words.length ? `  [${r.words.join(" ")}]` : ""}  ${r.description.replace(/\s+/g, " ").slice(0, 100)}`,
+      );
     for (const u of unknown) out(`unknown: ${u.name} (closest: ${u.suggestions.join(", ")})`);
   },
 });

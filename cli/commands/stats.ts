@@ -23,15 +23,22 @@ export default defineCommand({
   args: {
     catalog: catalogArg,
     window: { type: "string", description: "Context window auto decides for, in tokens", default: "128000", valueHint: "tokens" },
-    budget: { type: "string", description: `Share of the window the listing may take (POLICY.listingBudget)`, default: String(DEFAULT_POLICY.listingBudget), valueHint: "0-1" },
+    budget: {
+      type: "string",
+      description: `Share of the window the listing may take (POLICY.listingBudget)`,
+      default: String(DEFAULT_POLICY.listingBudget),
+      valueHint: "0-1",
+    },
     json: { type: "boolean", description: "Print one JSON object", default: false },
     html: htmlArg,
   },
   async run({ args }) {
     const window = Number(args.window);
     const budget = Number(args.budget);
-    if (!Number.isInteger(window) || window < 1) throw new ToolsearchError("bad_request", `--window must be a positive integer, got "${args.window}"`);
-    if (!(budget >= 0 && budget <= 1)) throw new ToolsearchError("bad_request", `--budget must be a number from 0 to 1, got "${args.budget}"`);
+    if (!Number.isInteger(window) || window < 1)
+      throw new ToolsearchError("bad_request", `--window must be a positive integer, got "${args.window}"`);
+    if (!(budget >= 0 && budget <= 1))
+      throw new ToolsearchError("bad_request", `--budget must be a number from 0 to 1, got "${args.budget}"`);
     const { catalog } = await readCatalogFile(args.catalog);
     const s = await catalogStats(catalog, { window, budget });
     if (args.html) {
@@ -48,7 +55,9 @@ export default defineCommand({
     out(`  deferred prompt, by listing form (section + toolSearch + ${s.tokens.coreTools} core tools):`);
     for (const f of LISTING_FORMS) {
       const mark = f === s.tokens.auto.form ? `  <- auto at ${s.tokens.auto.window}` : "";
-      out(`    ${f.padEnd(8)}          ${String(s.tokens.forms[f]).padStart(9)} tokens  (${pct(s.tokens.forms[f])}; section ${s.tokens.sections[f]})${mark}`);
+      out(
+        `    ${f.padEnd(8)}          ${String(s.tokens.forms[f]).padStart(9)} tokens  (${pct(s.tokens.forms[f])}; section ${s.tokens.sections[f]})${mark}`,
+      );
     }
     out(`  auto: ${s.tokens.auto.reason}`);
     out(`  names section per deferred tool: ${s.tokens.perDeferredTool.toFixed(1)} tokens`);

@@ -9,7 +9,11 @@ import { splitIdentifier } from "../../worker/core/search-text.ts";
 
 export type Ranker = (query: string, k: number) => string[];
 
-const words = (text: string) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 export function xcodeKeyword(tools: readonly CatalogTool[]): Ranker {
   const docs = tools.map((t) => ({
@@ -40,7 +44,11 @@ export function oramaDefault(tools: readonly CatalogTool[]): Ranker {
     Object.entries((t.inputSchema.properties ?? {}) as Record<string, { description?: string }>)
       .map(([k, v]) => `${k} ${typeof v?.description === "string" ? v.description : ""}`)
       .join(" ");
-  void insertMultiple(db, tools.map((t) => ({ id: t.name, name: t.originalName, description: t.description, parameters: params(t) })), 1_000_000);
+  void insertMultiple(
+    db,
+    tools.map((t) => ({ id: t.name, name: t.originalName, description: t.description, parameters: params(t) })),
+    1_000_000,
+  );
   return (query, k) => {
     const r = search(db, { term: query, properties: ["name", "description", "parameters"], limit: k }) as { hits: Array<{ id: string }> };
     return r.hits.map((h) => h.id);

@@ -92,7 +92,8 @@ function selectTools(snap: ServerSnapshot, spec: ServerSpec): Draft[] {
   const drafts = snap.tools.map((raw, i) => toDraft(raw, snap, i));
   const seen = new Set<string>();
   for (const d of drafts) {
-    if (seen.has(d.originalName)) throw new ToolsearchError("invalid_tool", `server "${snap.name}": tool "${d.originalName}" is listed twice`);
+    if (seen.has(d.originalName))
+      throw new ToolsearchError("invalid_tool", `server "${snap.name}": tool "${d.originalName}" is listed twice`);
     seen.add(d.originalName);
   }
   return drafts
@@ -111,7 +112,13 @@ export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {})
     const started = Date.now();
     try {
       const snaps = await snapshotOne(spec);
-      const report = { source: spec.name, ok: true, tools: snaps.reduce((n, s) => n + s.tools.length, 0), servers: snaps.length, ms: Date.now() - started };
+      const report = {
+        source: spec.name,
+        ok: true,
+        tools: snaps.reduce((n, s) => n + s.tools.length, 0),
+        servers: snaps.length,
+        ms: Date.now() - started,
+      };
       reports.push(report);
       opts.onServer?.(report);
       return { spec, snaps };
@@ -147,13 +154,17 @@ export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {})
     }
   }
   servers.sort((a, b) => cmp(a.name, b.name));
-  if (drafts.length === 0) throw new ToolsearchError("invalid_config", "no tools: every server listed none (or include/exclude removed them all)");
+  if (drafts.length === 0)
+    throw new ToolsearchError("invalid_config", "no tools: every server listed none (or include/exclude removed them all)");
 
   const { named, warnings } = assignExposedNames(drafts);
   const summaries = serverSummaries(servers, drafts);
   const count = await countTokens;
   const counted = countListing(
-    named.map((t) => ({ ...t, tokens: { definition: count(canonicalJson(openaiTool(toolDefinition(t)))), name: count(nameLine(t.name)) } })),
+    named.map((t) => ({
+      ...t,
+      tokens: { definition: count(canonicalJson(openaiTool(toolDefinition(t)))), name: count(nameLine(t.name)) },
+    })),
     servers.map((s) => ({ ...s, summary: summaries.get(s.name)! })),
     count,
   );

@@ -69,7 +69,8 @@ function bad(message: string): never {
 function issueText(where: string, error: z.ZodError): string {
   const first = error.issues[0]!;
   const path = first.path.join(".");
-  if (first.code === "unrecognized_keys") return `${where}${path ? `.${path}` : ""}: unknown key ${first.keys.map((k) => `"${k}"`).join(", ")}`;
+  if (first.code === "unrecognized_keys")
+    return `${where}${path ? `.${path}` : ""}: unknown key ${first.keys.map((k) => `"${k}"`).join(", ")}`;
   return `${where}${path ? `.${path}` : ""}: ${first.message}`;
 }
 
@@ -101,7 +102,12 @@ export function parseConfig(raw: unknown, baseDir: string, env: NodeJS.ProcessEn
     const parsed = (schema as z.ZodTypeAny).safeParse(v);
     if (!parsed.success) bad(issueText(where, parsed.error));
     const s = parsed.data as Record<string, any>;
-    const common: ServerCommon = { timeoutMs: s.timeoutMs ?? DEFAULT_TIMEOUT_MS, include: s.include, exclude: s.exclude, alwaysLoad: s.alwaysLoad };
+    const common: ServerCommon = {
+      timeoutMs: s.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      include: s.include,
+      exclude: s.exclude,
+      alwaysLoad: s.alwaysLoad,
+    };
     if (schema === recorded) return { kind: "recorded", name, path: resolve(baseDir, s.tools), ...common };
     if (schema === stdio) {
       const command = s.command.includes("/") && !isAbsolute(s.command) ? resolve(baseDir, s.command) : s.command;

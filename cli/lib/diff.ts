@@ -41,7 +41,9 @@ function metadataChanges(a: Catalog, b: Catalog): CatalogDiff["metadata"] {
   for (const s of b.servers) {
     const old = before.get(s.name);
     if (!old) continue;
-    const fields: string[] = META_FIELDS.filter((f) => (old[f] ?? null) !== (s[f] ?? null)).map((f) => `${f} ${old[f] === undefined ? "added" : s[f] === undefined ? "removed" : "changed"}`);
+    const fields: string[] = META_FIELDS.filter((f) => (old[f] ?? null) !== (s[f] ?? null)).map(
+      (f) => `${f} ${old[f] === undefined ? "added" : s[f] === undefined ? "removed" : "changed"}`,
+    );
     const info = (x: CatalogServer) => x.serverInfo ?? { name: "", version: "" };
     if (info(old).name !== info(s).name) fields.push(`serverInfo name ${info(old).name || "(none)"} -> ${info(s).name || "(none)"}`);
     if (info(old).version !== info(s).version) fields.push(`version ${info(old).version || "(none)"} -> ${info(s).version || "(none)"}`);
@@ -64,14 +66,16 @@ export function diffCatalogs(a: Catalog, b: Catalog): CatalogDiff {
   for (const t of b.tools) {
     const old = before.get(t.name);
     if (!old) continue;
-    if (schemaOf(old) !== schemaOf(t) || old.server !== t.server || old.originalName !== t.originalName) changed.push({ name: t.name, kind: "schema" });
+    if (schemaOf(old) !== schemaOf(t) || old.server !== t.server || old.originalName !== t.originalName)
+      changed.push({ name: t.name, kind: "schema" });
     else if (textOf(old) !== textOf(t)) changed.push({ name: t.name, kind: "description" });
     else if (canonicalJson(old.tokens) !== canonicalJson(t.tokens)) other.push(`token counts of ${t.name}`);
   }
   // tool counts follow from added/removed, metadata is listed per server; report what they do not show
   const namesOf = (c: Catalog) => c.servers.map((s) => `${s.name}/${s.transport}`).join(",");
   if (namesOf(a) !== namesOf(b)) other.push("servers (names or transports)");
-  if (canonicalJson(a.build) !== canonicalJson(b.build)) other.push(`build config (${canonicalJson(a.build)} -> ${canonicalJson(b.build)})`);
+  if (canonicalJson(a.build) !== canonicalJson(b.build))
+    other.push(`build config (${canonicalJson(a.build)} -> ${canonicalJson(b.build)})`);
   const metadata = metadataChanges(a, b);
   const bump: Bump =
     removed.length || changed.some((c) => c.kind === "schema")

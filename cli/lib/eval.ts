@@ -63,15 +63,26 @@ export function resolveGold(queries: readonly EvalQuery[], tools: readonly Catal
   for (const q of queries) for (const g of [...q.gold, ...(q.gold_groups ?? []).flat()]) if (!byRef.has(g)) missing.add(g);
   if (missing.size) {
     const list = [...missing];
-    bad(`${list.length} gold reference${list.length > 1 ? "s" : ""} not in the catalog: ${list.slice(0, 5).map((m) => JSON.stringify(m)).join(", ")}${list.length > 5 ? ", ..." : ""}`);
+    bad(
+      `${list.length} gold reference${list.length > 1 ? "s" : ""} not in the catalog: ${list
+        .slice(0, 5)
+        .map((m) => JSON.stringify(m))
+        .join(", ")}${list.length > 5 ? ", ..." : ""}`,
+    );
   }
   return byRef;
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
 const round = (n: number, d: number) => Math.round(n * 10 ** d) / 10 ** d;
 
-export function evaluate(queries: readonly EvalQuery[], byRef: ReadonlyMap<string, string>, rank: Ranker, ks: readonly number[] = [1, 5, 10]): EvalResult {
+export function evaluate(
+  queries: readonly EvalQuery[],
+  byRef: ReadonlyMap<string, string>,
+  rank: Ranker,
+  ks: readonly number[] = [1, 5, 10],
+): EvalResult {
   const maxK = Math.max(10, ...ks);
   const sums: Record<string, number> = {};
   const add = (k: string, v: number) => (sums[k] = (sums[k] ?? 0) + v);
@@ -91,6 +102,7 @@ export function evaluate(queries: readonly EvalQuery[], byRef: ReadonlyMap<strin
     add("mrr@10", first >= 0 ? 1 / (first + 1) : 0);
   }
   const metrics: Metrics = {};
-  for (const [k, v] of Object.entries(sums)) metrics[k] = k === "mrr@10" ? round(v / queries.length, 4) : round((100 * v) / queries.length, 1);
+  for (const [k, v] of Object.entries(sums))
+    metrics[k] = k === "mrr@10" ? round(v / queries.length, 4) : round((100 * v) / queries.length, 1);
   return { queries: queries.length, metrics, latency: { p50Ms: round(percentile(times, 50), 3), p99Ms: round(percentile(times, 99), 3) } };
 }

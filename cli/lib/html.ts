@@ -14,8 +14,18 @@ import { catalogStats, type CatalogStats } from "./stats.ts";
 function totals(s: CatalogStats): Total[] {
   return [
     { key: "full", label: "Full injection", value: s.tokens.full, hint: "every tool's schema in the tools array, tokenized whole" },
-    { key: "deferred", label: "Deferred prompt", value: s.tokens.deferred, hint: `${s.tokens.auto.form} listing (auto, ${s.tokens.auto.window}-token window) + toolSearch + core tools` },
-    ...LISTING_FORMS.map((f) => ({ key: `section-${f}`, label: `Listing: ${f}`, value: s.tokens.sections[f], hint: f === "names" ? `${s.tokens.perDeferredTool.toFixed(1)} per deferred tool` : "the system section alone" })),
+    {
+      key: "deferred",
+      label: "Deferred prompt",
+      value: s.tokens.deferred,
+      hint: `${s.tokens.auto.form} listing (auto, ${s.tokens.auto.window}-token window) + toolSearch + core tools`,
+    },
+    ...LISTING_FORMS.map((f) => ({
+      key: `section-${f}`,
+      label: `Listing: ${f}`,
+      value: s.tokens.sections[f],
+      hint: f === "names" ? `${s.tokens.perDeferredTool.toFixed(1)} per deferred tool` : "the system section alone",
+    })),
   ];
 }
 

@@ -30,11 +30,18 @@ export interface ListingCounts {
   warnings: string[];
 }
 
-export function countListing(tools: ReadonlyArray<Omit<CatalogTool, "tokens"> & { tokens: { definition: number; name: number } }>, servers: ReadonlyArray<Omit<CatalogServer, "tokens">>, count: TokenCounter): ListingCounts {
+export function countListing(
+  tools: ReadonlyArray<Omit<CatalogTool, "tokens"> & { tokens: { definition: number; name: number } }>,
+  servers: ReadonlyArray<Omit<CatalogServer, "tokens">>,
+  count: TokenCounter,
+): ListingCounts {
   const counted = tools.map((t) => ({ ...t, tokens: { ...t.tokens, short: count(shortPiece(shortName(t.name, serverLabel(t.server)))) } }));
   const withTokens = servers.map((s) => ({
     ...s,
-    tokens: { grouped: count(groupLabel(serverLabel(s.name))), servers: count(serverLine(serverLabel(s.name), s.tools, s.summary)) - numberTokens(s.tools) },
+    tokens: {
+      grouped: count(groupLabel(serverLabel(s.name))),
+      servers: count(serverLine(serverLabel(s.name), s.tools, s.summary)) - numberTokens(s.tools),
+    },
   }));
   const deferred = counted.filter((t) => !t.alwaysLoad);
   const entries = toolEntries(deferred);
@@ -51,7 +58,10 @@ export function countListing(tools: ReadonlyArray<Omit<CatalogTool, "tokens"> & 
   const warnings: string[] = [];
   for (const form of LISTING_FORMS) {
     const real = count(listingSection(form, entries, listed));
-    if (real !== sections[form]) warnings.push(`the ${form} listing is ${real} tokens; its stored pieces add up to ${sections[form]} (a short name ending in punctuation)`);
+    if (real !== sections[form])
+      warnings.push(
+        `the ${form} listing is ${real} tokens; its stored pieces add up to ${sections[form]} (a short name ending in punctuation)`,
+      );
   }
   return { tools: counted, servers: withTokens, listing: { headers, sections }, warnings };
 }

@@ -40,7 +40,11 @@ async function writeIfChanged(path: string, text: string): Promise<boolean> {
 export async function writePage(dir: string): Promise<string[]> {
   const { js, css } = await bundlePage("main");
   const html = await readFile(join(PAGE, "index.html"), "utf8");
-  const files: Array<[string, string]> = [["index.html", html], ["page.js", js], ["page.css", css]];
+  const files: Array<[string, string]> = [
+    ["index.html", html],
+    ["page.js", js],
+    ["page.css", css],
+  ];
   const written: string[] = [];
   for (const [name, text] of files) if (await writeIfChanged(join(dir, name), text)) written.push(name);
   return written;
@@ -57,7 +61,8 @@ export async function offlineHtml(title: string, data: OfflineData): Promise<str
   // inside <script>, "</script" and "<!--" must not appear: the JSON escapes every "<", and
   // esbuild escapes them in the code's strings (checked, since a miss would break the file)
   const json = JSON.stringify(data).replace(/</g, "\\u003c");
-  if (/<\/script|<!--/i.test(js) || /<\/style/i.test(css)) throw new Error("the offline bundle holds </script, <!-- or </style and cannot be inlined");
+  if (/<\/script|<!--/i.test(js) || /<\/style/i.test(css))
+    throw new Error("the offline bundle holds </script, <!-- or </style and cannot be inlined");
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -30,13 +30,20 @@ async function compareWithCommitted(result: BuildResult, outDir: string, check: 
     if (existing.text === result.text) return same;
   }
   if (committed.length === 0) {
-    if (check) throw new ToolsearchError("version_conflict", `no committed catalog ${catalog.name}@${catalog.version} in ${outDir}: run catalog build and commit the file`);
+    if (check)
+      throw new ToolsearchError(
+        "version_conflict",
+        `no committed catalog ${catalog.name}@${catalog.version} in ${outDir}: run catalog build and commit the file`,
+      );
     return null;
   }
   const old = await readCatalogFile(committed.at(-1)!).catch((e: Error) => e);
   if (old instanceof Error) {
     // e.g. built by an older toolsearch whose index format this one cannot read
-    throw new ToolsearchError("version_conflict", `${catalog.name}@${catalog.version} is committed as ${committed.at(-1)} but differs and cannot be compared (${old.message}); set "version" to ${bumpVersion(catalog.version, "patch")} (patch) or later`);
+    throw new ToolsearchError(
+      "version_conflict",
+      `${catalog.name}@${catalog.version} is committed as ${committed.at(-1)} but differs and cannot be compared (${old.message}); set "version" to ${bumpVersion(catalog.version, "patch")} (patch) or later`,
+    );
   }
   const diff = diffCatalogs(old.catalog, catalog);
   const bump = diff.bump === "none" ? "patch" : diff.bump;

@@ -60,7 +60,11 @@ async function connectAndList(transport: Transport, timeoutMs: number) {
     const tools = await listAllTools(client, timeoutMs);
     const info = client.getServerVersion();
     const text = (v: unknown) => (typeof v === "string" && v.trim() ? v : undefined);
-    const meta: ServerMeta = { title: text(info?.title), description: text(info?.description), instructions: text(client.getInstructions()) };
+    const meta: ServerMeta = {
+      title: text(info?.title),
+      description: text(info?.description),
+      instructions: text(client.getInstructions()),
+    };
     return { tools, serverInfo: info ? { name: String(info.name), version: String(info.version) } : null, meta };
   } finally {
     await client.close().catch(() => {});
@@ -81,11 +85,21 @@ function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, ms: number, 
 }
 
 async function snapshotStdio(spec: Extract<ServerSpec, { kind: "stdio" }>) {
-  const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: { ...defaultEnv(), ...spec.env }, cwd: spec.cwd, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: spec.args,
+    env: { ...defaultEnv(), ...spec.env },
+    cwd: spec.cwd,
+    stderr: "pipe",
+  });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   try {
-    return await withDeadline(() => connectAndList(transport, spec.timeoutMs), spec.timeoutMs, () => void transport.close());
+    return await withDeadline(
+      () => connectAndList(transport, spec.timeoutMs),
+      spec.timeoutMs,
+      () => void transport.close(),
+    );
   } catch (e) {
     const last = stderr.trim().split("\n").filter(Boolean).at(-1);
     throw new Error(`${(e as Error).message}${last ? ` (stderr: ${last.slice(0, 300)})` : ""}`);
@@ -105,12 +119,26 @@ async function snapshotRemote(spec: Extract<ServerSpec, { kind: "http" | "sse" }
   const sse = async () => {
     const left = Math.max(1, spec.timeoutMs - (Date.now() - started));
     const t = new SSEClientTransport(url, { requestInit });
-    return { ...(await withDeadline(() => connectAndList(t, left), left, () => void t.close())), transport: "sse" as const };
+    return {
+      ...(await withDeadline(
+        () => connectAndList(t, left),
+        left,
+        () => void t.close(),
+      )),
+      transport: "sse" as const,
+    };
   };
   if (spec.kind === "sse") return sse();
   const http = new StreamableHTTPClientTransport(url, { requestInit });
   try {
-    return { ...(await withDeadline(() => connectAndList(http, spec.timeoutMs), spec.timeoutMs, () => void http.close())), transport: "http" as const };
+    return {
+      ...(await withDeadline(
+        () => connectAndList(http, spec.timeoutMs),
+        spec.timeoutMs,
+        () => void http.close(),
+      )),
+      transport: "http" as const,
+    };
   } catch (e) {
     if (e instanceof Deadline) throw e;
     // the SDK's documented pattern: a server that does not speak Streamable HTTP gets legacy SSE

@@ -53,11 +53,18 @@ export async function catalogStats(catalog: Catalog, opts: StatsOptions = {}): P
   const entries = toolEntries(deferred);
   const servers = serverEntries(catalog.servers);
   const full = count(toolsBytes(catalog.tools.map((t) => openaiTool(toolDefinition(t)))));
-  const toolsPart = count(toolsBytes(promptTools({ systemSection: "", coreTools: core, withToolSearch: deferred.length > 0, activated: [] }).map(openaiTool)));
-  const sections = Object.fromEntries(LISTING_FORMS.map((f) => [f, deferred.length ? count(listingSection(f, entries, servers)) : 0])) as Record<ListingForm, number>;
+  const toolsPart = count(
+    toolsBytes(promptTools({ systemSection: "", coreTools: core, withToolSearch: deferred.length > 0, activated: [] }).map(openaiTool)),
+  );
+  const sections = Object.fromEntries(
+    LISTING_FORMS.map((f) => [f, deferred.length ? count(listingSection(f, entries, servers)) : 0]),
+  ) as Record<ListingForm, number>;
   const forms = Object.fromEntries(LISTING_FORMS.map((f) => [f, sections[f] + toolsPart])) as Record<ListingForm, number>;
   const budget = Math.floor(window * share + 1e-9);
-  const choice = chooseListing("auto", sections, { tokens: budget, what: `${Number((share * 100).toFixed(4))}% of a ${window}-token context` });
+  const choice = chooseListing("auto", sections, {
+    tokens: budget,
+    what: `${Number((share * 100).toFixed(4))}% of a ${window}-token context`,
+  });
   return {
     name: catalog.name,
     version: catalog.version,

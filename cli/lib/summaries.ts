@@ -11,10 +11,14 @@ const WORDS = 6;
 
 /** Words every kind of tool uses: they tell servers apart no better than "tool" does. */
 const GENERIC = new Set(
-  ("get list create update delete set add remove search find read write use tool server mcp new given specified specific data " +
+  (
+    "get list create update delete set add remove search find read write use tool server mcp new given specified specific data " +
     "information detail id name value all one using via based about current provided optional required string type object result " +
     "return item request response call run api default number true false option parameter field format the when " +
-    "retrieve take many post patch put show make").split(" ").map((w) => tokenize(w)[0] ?? w),
+    "retrieve take many post patch put show make"
+  )
+    .split(" ")
+    .map((w) => tokenize(w)[0] ?? w),
 );
 
 type SummaryTool = { server: string; originalName: string; title?: string; description: string };
@@ -28,8 +32,17 @@ export interface SummaryInput {
 
 /** The first sentence of some prose, without markdown marks, at most `max` characters. */
 export function firstSentence(text: string, max = SUMMARY_MAX): string {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !/^#/.test(l));
-  const prose = lines.join(" ").replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/[`*_]{1,3}/g, "").replace(/^[-•>]\s*/, "").replace(/\s+/g, " ").trim();
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !/^#/.test(l));
+  const prose = lines
+    .join(" ")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/[`*_]{1,3}/g, "")
+    .replace(/^[-•>]\s*/, "")
+    .replace(/\s+/g, " ")
+    .trim();
   const end = /[.!?。](?=\s|$)/.exec(prose);
   const sentence = end ? prose.slice(0, end.index + 1) : prose;
   if (sentence.length <= max) return sentence;
@@ -39,7 +52,11 @@ export function firstSentence(text: string, max = SUMMARY_MAX): string {
 
 /** Words as written (lowercase, identifiers split), each with the key it is counted under (plural folded). */
 function words(text: string): Array<[key: string, word: string]> {
-  return splitIdentifier(text).toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).map((w) => [foldPlural(w), w]);
+  return splitIdentifier(text)
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .map((w) => [foldPlural(w), w]);
 }
 
 /**
@@ -73,12 +90,16 @@ function distinctiveWords(servers: readonly SummaryInput[], tools: readonly Summ
       spread.set(w, (spread.get(w) ?? new Set()).add(t.server));
     }
   }
-  const show = (key: string) => [...written.get(key)!].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1))[0]![0];
+  const show = (key: string) =>
+    [...written.get(key)!].sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1))[0]![0];
   const out = new Map<string, string[]>();
   for (const s of servers) {
     const scored = [...(counts.get(s.name) ?? [])].map(([w, n]) => [w, n * Math.log(1 + servers.length / spread.get(w)!.size)] as const);
     scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    out.set(s.name, scored.slice(0, WORDS).map(([w]) => show(w)));
+    out.set(
+      s.name,
+      scored.slice(0, WORDS).map(([w]) => show(w)),
+    );
   }
   return out;
 }

@@ -40,12 +40,25 @@ async function sessionObjects(persist: string | undefined): Promise<number> {
   return files.filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").length;
 }
 
-export async function aiSdkConversation(target: SdkTarget, tools: readonly CatalogTool[], turns: ReadonlyArray<readonly [string, string]>, system: string, llm: ScriptedLLM): Promise<SdkRow> {
+export async function aiSdkConversation(
+  target: SdkTarget,
+  tools: readonly CatalogTool[],
+  turns: ReadonlyArray<readonly [string, string]>,
+  system: string,
+  llm: ScriptedLLM,
+): Promise<SdkRow> {
   llm.reset();
   const model = createOpenAI({ baseURL: target.baseURL, apiKey: target.apiKey, headers: target.headers }).chat("gpt-4o");
   const ran: string[] = [];
   const toolSet: ToolSet = Object.fromEntries(
-    tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema), execute: async () => (ran.push(t.name), `ok: ${t.name} ran`) })]),
+    tools.map((t) => [
+      t.name,
+      tool({
+        description: t.description,
+        inputSchema: jsonSchema(t.inputSchema),
+        execute: async () => (ran.push(t.name), `ok: ${t.name} ran`),
+      }),
+    ]),
   );
   const sessionsBefore = await sessionObjects(target.persist);
   const messages: ModelMessage[] = [];
@@ -62,7 +75,15 @@ export async function aiSdkConversation(target: SdkTarget, tools: readonly Catal
   };
   for (const [goal, expected] of turns) {
     messages.push({ role: "user", content: goal });
-    const r = await generateText({ model, system, messages, tools: toolSet, stopWhen: stepCountIs(5), onLanguageModelCallStart, onLanguageModelCallEnd });
+    const r = await generateText({
+      model,
+      system,
+      messages,
+      tools: toolSet,
+      stopWhen: stepCountIs(5),
+      onLanguageModelCallStart,
+      onLanguageModelCallEnd,
+    });
     if (ran.at(-1) !== expected) throw new Error(`${target.way}: "${goal}" ran ${ran.at(-1) ?? "nothing"}, expected ${expected}`);
     messages.push(...r.responseMessages);
   }

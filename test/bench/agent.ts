@@ -84,7 +84,14 @@ const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 function row(way: string, llm: ScriptedLLM, r: { added: number[]; clientMs: number; upstreamMs: number }): AgentRow {
   const prompt = llm.requests.reduce((n, q) => n + q.usage.prompt_tokens, 0);
   const cached = llm.requests.reduce((n, q) => n + q.usage.cached_tokens, 0);
-  return { way, upstreamCalls: llm.requests.length, promptTokens: prompt, cachedShare: cached / prompt, addedMsP50: p50(r.added), ratio: r.clientMs / r.upstreamMs };
+  return {
+    way,
+    upstreamCalls: llm.requests.length,
+    promptTokens: prompt,
+    cachedShare: cached / prompt,
+    addedMsP50: p50(r.added),
+    ratio: r.clientMs / r.upstreamMs,
+  };
 }
 
 export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }> {
@@ -105,7 +112,10 @@ export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }>
       let session: string | undefined;
       const send: Send = async (messages) => {
         const { data, response } = await client.chat.completions
-          .create({ model: "gpt-4o", messages }, { headers: session ? { "x-toolsearch-session": session } : { "x-toolsearch-activation": activation } })
+          .create(
+            { model: "gpt-4o", messages },
+            { headers: session ? { "x-toolsearch-session": session } : { "x-toolsearch-activation": activation } },
+          )
           .withResponse();
         session ??= response.headers.get("x-toolsearch-session")!;
         return data.choices[0]!.message;
@@ -115,7 +125,8 @@ export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }>
     const direct = new OpenAI({ baseURL: llm.url, apiKey: "bench", maxRetries: 0 });
     const all = catalog.tools.map((t) => openaiTool(toolDefinition(t)) as OpenAI.ChatCompletionTool);
     llm.reset();
-    const full: Send = async (messages) => (await direct.chat.completions.create({ model: "gpt-4o", messages, tools: all })).choices[0]!.message;
+    const full: Send = async (messages) =>
+      (await direct.chat.completions.create({ model: "gpt-4o", messages, tools: all })).choices[0]!.message;
     rows.push(row("full injection (direct)", llm, await converse(full, llm, "full")));
 
     // client-side search: toolSearch rounds run in the client, loaded tools re-sorted every turn
@@ -125,7 +136,9 @@ export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }>
     const reinject: Send = async (messages) => {
       const withSection = messages.map((m, i) => (i === 0 ? { ...m, content: `${SYSTEM}\n\n${section}` } : m)) as Msg[];
       for (;;) {
-        const tools = [TOOL_SEARCH_TOOL, ...[...loaded].sort().map((n) => toolDefinition(cat.byName.get(n)!))].map((t) => openaiTool(t) as OpenAI.ChatCompletionTool);
+        const tools = [TOOL_SEARCH_TOOL, ...[...loaded].sort().map((n) => toolDefinition(cat.byName.get(n)!))].map(
+          (t) => openaiTool(t) as OpenAI.ChatCompletionTool,
+        );
         const m = (await direct.chat.completions.create({ model: "gpt-4o", messages: withSection, tools })).choices[0]!.message;
         const search = m.tool_calls?.find((c) => (c as Call).function.name === "toolSearch") as Call | undefined;
         if (!search) return m;
@@ -141,9 +154,23 @@ export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }>
     rows.push(row("client-side search, re-sorted tools (direct)", llm, await converse(reinject, llm, "client-side")));
 
     const turns = TURNS.map(([goal, tool]) => [goal, tool] as const);
-    sdk.push(await aiSdkConversation({ way: "AI SDK direct (every schema on every request)", baseURL: llm.url, apiKey: "bench" }, catalog.tools, turns, SYSTEM, llm));
+    sdk.push(
+      await aiSdkConversation(
+        { way: "AI SDK direct (every schema on every request)", baseURL: llm.url, apiKey: "bench" },
+        catalog.tools,
+        turns,
+        SYSTEM,
+        llm,
+      ),
+    );
     for (const activation of ["inject", "proxy"]) {
-      const target = { way: `AI SDK through the Worker, ${activation}`, baseURL: `${dev.url}/v1`, apiKey: DEV_API_KEY, headers: { "x-toolsearch-activation": activation }, persist };
+      const target = {
+        way: `AI SDK through the Worker, ${activation}`,
+        baseURL: `${dev.url}/v1`,
+        apiKey: DEV_API_KEY,
+        headers: { "x-toolsearch-activation": activation },
+        persist,
+      };
       sdk.push(await aiSdkConversation(target, catalog.tools, turns, SYSTEM, llm));
     }
   } finally {
@@ -160,7 +187,10 @@ export function agentSection(rows: AgentRow[]): string {
     "",
     "| way | upstream calls | prompt tokens sent | repeated prefix | added ms per request (p50) | client time / upstream time |",
     "|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.way} | ${r.upstreamCalls} | ${r.promptTokens.toLocaleString("en-US")} | ${f(r.cachedShare * 100)}% | ${f(r.addedMsP50)} | ${f(r.ratio, 2)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.way} | ${r.upstreamCalls} | ${r.promptTokens.toLocaleString("en-US")} | ${f(r.cachedShare * 100)}% | ${f(r.addedMsP50)} | ${f(r.ratio, 2)} |`,
+    ),
   ];
   return lines.join("\n");
 }

@@ -29,5 +29,11 @@ export async function buildTimes(): Promise<BuildTimes> {
   const result = await buildCatalog(config, { concurrency: 16 });
   const totalMs = performance.now() - t;
   const slowest = servers.reduce((a, b) => (b.ms > a.ms ? b : a));
-  return { servers, slowest: { name: slowest.name, ms: slowest.ms }, totalMs, tools: result.catalog.tools.length, bytes: result.text.length };
+  return {
+    servers,
+    slowest: { name: slowest.name, ms: slowest.ms },
+    totalMs,
+    tools: result.catalog.tools.length,
+    bytes: result.text.length,
+  };
 }

@@ -32,7 +32,10 @@ async function buildFrom(name: string, rowsFile: string): Promise<string> {
 
 /** 10,000 tools: the eval tools in file order, copy k of each on server `<server>-m<k>`. */
 export async function generate10k(): Promise<string> {
-  const rows = (await readFile(ALL_TOOLS, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { server: string });
+  const rows = (await readFile(ALL_TOOLS, "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { server: string });
   const out: string[] = [];
   for (let i = 0; i < 10_000; i++) {
     const row = rows[i % rows.length]!;
@@ -49,7 +52,10 @@ export async function generate10k(): Promise<string> {
 async function ensure(name: string, source: () => Promise<string>): Promise<string> {
   const have = (await readdir(BENCH_CATALOGS)).filter((f) => f.startsWith(`${name}@`) && f.endsWith(".json"));
   for (const f of have) {
-    const ok = await readCatalogFile(join(BENCH_CATALOGS, f)).then(() => true, () => false);
+    const ok = await readCatalogFile(join(BENCH_CATALOGS, f)).then(
+      () => true,
+      () => false,
+    );
     if (ok) return f;
     await rm(join(BENCH_CATALOGS, f));
   }
@@ -75,7 +81,17 @@ export async function evalWithDemo(demoFile: string): Promise<string> {
   await mkdir(BENCH_CATALOGS, { recursive: true });
   const { catalog } = await readCatalogFile(join(ROOT, "catalogs", demoFile));
   return ensure(`eval-demo-${catalog.hash.slice(0, 12)}`, async () => {
-    const demoRows = catalog.tools.map((t) => JSON.stringify({ server: `demo-${t.server}`, name: t.originalName, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }));
+    const demoRows = catalog.tools.map((t) =>
+      JSON.stringify({
+        server: `demo-${t.server}`,
+        name: t.originalName,
+        title: t.title,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        outputSchema: t.outputSchema,
+        annotations: t.annotations,
+      }),
+    );
     await mkdir(BENCH_WORK, { recursive: true });
     const file = join(BENCH_WORK, "tools-eval-demo.jsonl");
     await writeFile(file, `${(await readFile(ALL_TOOLS, "utf8")).trim()}\n${demoRows.join("\n")}\n`);

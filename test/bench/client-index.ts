@@ -35,7 +35,11 @@ async function toolsOf(n: number, variant: string): Promise<OpenAITool[]> {
   return Array.from({ length: n }, (_, i) => {
     const t = catalog.tools[i % catalog.tools.length]!;
     const copy = Math.floor(i / catalog.tools.length);
-    return openaiTool({ ...toolDefinition(t), name: `${t.originalName}${copy ? `_${copy + 1}` : ""}`.slice(0, 64), description: `${t.description} ${variant}` }) as OpenAITool;
+    return openaiTool({
+      ...toolDefinition(t),
+      name: `${t.originalName}${copy ? `_${copy + 1}` : ""}`.slice(0, 64),
+      description: `${t.description} ${variant}`,
+    }) as OpenAITool;
   });
 }
 
@@ -85,7 +89,15 @@ export async function clientIndexBench(): Promise<IndexRow[]> {
     gc();
     const heap = process.memoryUsage().heapUsed - before;
     if (!held.hash || canonical) throw new Error("unreachable: keeps the set alive until measured");
-    rows.push({ tools: n, jsonBytes: json.length, parseMs: median(parses), buildMs: median(builds), hitMs: median(hits), heapBytes: heap, bytesPerChar: heap / chars });
+    rows.push({
+      tools: n,
+      jsonBytes: json.length,
+      parseMs: median(parses),
+      buildMs: median(builds),
+      hitMs: median(hits),
+      heapBytes: heap,
+      bytesPerChar: heap / chars,
+    });
   }
   return rows;
 }
@@ -97,7 +109,10 @@ export function clientIndexTable(rows: IndexRow[]): string {
     "",
     "| client tools | request JSON | JSON.parse ms | build (miss) ms | lookup (hit) ms | heap held by the set | heap bytes per JSON char |",
     "|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.tools.toLocaleString("en-US")} | ${mb(r.jsonBytes)} MiB | ${r.parseMs.toFixed(1)} | ${r.buildMs.toFixed(1)} | ${r.hitMs.toFixed(1)} | ${mb(r.heapBytes)} MiB | ${r.bytesPerChar.toFixed(1)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.tools.toLocaleString("en-US")} | ${mb(r.jsonBytes)} MiB | ${r.parseMs.toFixed(1)} | ${r.buildMs.toFixed(1)} | ${r.hitMs.toFixed(1)} | ${mb(r.heapBytes)} MiB | ${r.bytesPerChar.toFixed(1)} |`,
+    ),
   ].join("\n");
 }
 

@@ -80,7 +80,12 @@ export async function coldStart(catalogs: BenchCatalog[], runs = 15): Promise<Co
       for (let i = 0; i < runs; i++) {
         for (const step of ["noop", "read", "parse", "load"]) samples[step]!.push(await timed(`${dev.url}/${step}?${q}`, 1));
       }
-      const [noop, read, parse, load] = ["noop", "read", "parse", "load"].map((s) => median(samples[s]!)) as [number, number, number, number];
+      const [noop, read, parse, load] = ["noop", "read", "parse", "load"].map((s) => median(samples[s]!)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
       const rebuild = await timed(`${dev.url}/rebuild?${q}`, 3);
       const size = (await readFile(join(BENCH_CATALOGS, c.file))).length;
       rows.push({
@@ -92,7 +97,9 @@ export async function coldStart(catalogs: BenchCatalog[], runs = 15): Promise<Co
         loadMs: load - noop,
         rebuildMs: rebuild - noop,
         heapMiB: await retainedHeapMiB(c.file),
-        ...Object.fromEntries(Object.entries(await nodeParseAndLoad(c.file)).map(([k, v]) => [`node${k[0]!.toUpperCase()}${k.slice(1)}`, v])),
+        ...Object.fromEntries(
+          Object.entries(await nodeParseAndLoad(c.file)).map(([k, v]) => [`node${k[0]!.toUpperCase()}${k.slice(1)}`, v]),
+        ),
       } as ColdRow);
       console.error(`cold start: ${c.label} done`);
     }

@@ -15,7 +15,8 @@ export default {
     if (url.pathname === "/noop") return new Response("ok");
     const bytes = new Uint8Array(await (await env.ASSETS.fetch(`https://assets.invalid/${encodeURIComponent(file)}`)).arrayBuffer());
     if (url.pathname === "/read") return new Response(String(bytes.length));
-    if (url.pathname === "/parse") return new Response(String((JSON.parse(new TextDecoder().decode(bytes)) as { tools: unknown[] }).tools.length));
+    if (url.pathname === "/parse")
+      return new Response(String((JSON.parse(new TextDecoder().decode(bytes)) as { tools: unknown[] }).tools.length));
     if (url.pathname === "/load") return new Response(String((await verifyCatalog(bytes)).catalog.tools.length));
     if (url.pathname === "/rebuild") {
       const c = JSON.parse(new TextDecoder().decode(bytes)) as { tools: Parameters<typeof buildIndex>[0] };

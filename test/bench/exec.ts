@@ -30,9 +30,11 @@ const fmt = (n: number) => n.toFixed(1);
 async function pool(count: number, width: number, task: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) await task(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
   return performance.now() - started;
 }
 
@@ -43,7 +45,12 @@ async function main(): Promise<void> {
   const state = join(BENCH_WORK, `exec-${Date.now()}`);
   const envFile = join(BENCH_WORK, `exec-${Date.now()}.env`);
   await writeFile(envFile, `EDGE_TEST_TOKEN=${EDGE_TOKEN}\n`);
-  const dev = await startWranglerDev({ env: "test", persistTo: state, envFile, vars: { CATALOG: "edge@1.0.0.json", SERVERS: serversVar(servers, 30_000), API_KEYS: JSON.stringify({ [KEY]: "bench" }) } });
+  const dev = await startWranglerDev({
+    env: "test",
+    persistTo: state,
+    envFile,
+    vars: { CATALOG: "edge@1.0.0.json", SERVERS: serversVar(servers, 30_000), API_KEYS: JSON.stringify({ [KEY]: "bench" }) },
+  });
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${dev.url}${path}`, { method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body) });
     const json = (await res.json()) as Record<string, unknown> & { events?: Array<{ id: string }>; cursor?: string | null };
@@ -108,7 +115,24 @@ async function main(): Promise<void> {
     );
 
     // (3) a load run with D1 down in the middle
-    const d1 = (sql: string) => promisify(execFile)(process.execPath, [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "d1", "execute", "AUDIT", "--local", "--env", "test", "--persist-to", state, "--command", sql], { cwd: ROOT, env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" } });
+    const d1 = (sql: string) =>
+      promisify(execFile)(
+        process.execPath,
+        [
+          join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
+          "d1",
+          "execute",
+          "AUDIT",
+          "--local",
+          "--env",
+          "test",
+          "--persist-to",
+          state,
+          "--command",
+          sql,
+        ],
+        { cwd: ROOT, env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" } },
+      );
     const sessions = await Promise.all(Array.from({ length: OUTAGE_SESSIONS }, newSession));
     const count = OUTAGE_SESSIONS * OUTAGE_CALLS_PER_SESSION;
     let down = 0;

@@ -8,7 +8,16 @@ import { DEV_AUTH, wranglerDev } from "./wrangler-dev.ts";
 
 export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
-const KEYWORDS = ["create issue github", "take a screenshot of the page", "stock price today", "weather forecast for a city", "send an email", "list files in directory", "search the web for news", "convert currency rates"];
+const KEYWORDS = [
+  "create issue github",
+  "take a screenshot of the page",
+  "stock price today",
+  "weather forecast for a city",
+  "send an email",
+  "list files in directory",
+  "search the web for news",
+  "convert currency rates",
+];
 
 export interface LatencyRow {
   catalog: string;
@@ -45,14 +54,25 @@ export async function latency(catalogs: BenchCatalog[], n = 2000): Promise<Laten
   for (const c of catalogs) {
     const dev = await wranglerDev(workerToml(c.file), join(BENCH_WORK, "wrangler.latency.toml"));
     try {
-      const post = (path: string, body: unknown) => fetch(`${dev.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...DEV_AUTH }, body: JSON.stringify(body) });
+      const post = (path: string, body: unknown) =>
+        fetch(`${dev.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...DEV_AUTH },
+          body: JSON.stringify(body),
+        });
       const session = (await (await post("/v1/sessions", { model: "gpt-5", deferral: "on" })).json()) as { id: string };
       const names = await loadNames(c);
       await measure(50, () => fetch(`${dev.url}/healthz`)); // warm up
       const noop = await measure(n, () => fetch(`${dev.url}/healthz`));
-      const select = await measure(n, (i) => post(`/v1/sessions/${session.id}/tool-search`, { query: `select:${names[i % names.length]}` }));
+      const select = await measure(n, (i) =>
+        post(`/v1/sessions/${session.id}/tool-search`, { query: `select:${names[i % names.length]}` }),
+      );
       const keyword = await measure(n, (i) => post(`/v1/sessions/${session.id}/tool-search`, { query: KEYWORDS[i % KEYWORDS.length] }));
-      for (const [route, m] of [["GET /healthz (no-op)", noop], ["tool-search select:", select], ["tool-search keywords", keyword]] as const) {
+      for (const [route, m] of [
+        ["GET /healthz (no-op)", noop],
+        ["tool-search select:", select],
+        ["tool-search keywords", keyword],
+      ] as const) {
         rows.push({ catalog: c.label, tools: c.tools, route, p50: m.p50, p99: m.p99 });
       }
       console.error(`latency: ${c.label} done`);

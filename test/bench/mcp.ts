@@ -62,7 +62,9 @@ async function main(): Promise<void> {
   try {
     // (1) tokens held after connecting
     const direct = catalog.servers.map((s) => catalog.tools.filter((t) => t.server === s.name).map(mcpTool));
-    const directTokens = direct.reduce((n, tools) => n + tokens(JSON.stringify(tools)), 0) + catalog.servers.reduce((n, s) => n + tokens(s.instructions ?? ""), 0);
+    const directTokens =
+      direct.reduce((n, tools) => n + tokens(JSON.stringify(tools)), 0) +
+      catalog.servers.reduce((n, s) => n + tokens(s.instructions ?? ""), 0);
     lines.push(
       `Demo catalog (${catalog.tools.length} tools, ${catalog.servers.length} servers), default model (claude-sonnet-4-5, 200k window: \`auto\` keeps \`names\`). Tokens (o200k_base) of the initialize instructions plus every tools/list page, as the client received them; direct: each server's tools/list (the catalog snapshot) and instructions.`,
       "",
@@ -85,10 +87,12 @@ async function main(): Promise<void> {
       const keep = i >= 20; // warm-up
       const dl = await time(() => d.listTools());
       const gl = await time(() => g.listTools());
-      const gs = await time(() => g.callTool({ name: "toolSearch", arguments: { query: i % 2 ? "echo a message" : "select:mcp__everything__echo" } }));
+      const gs = await time(() =>
+        g.callTool({ name: "toolSearch", arguments: { query: i % 2 ? "echo a message" : "select:mcp__everything__echo" } }),
+      );
       const dc = await time(() => d.callTool({ name: "echo", arguments: { message: `m${i}` } }));
       const gc = await time(() => g.callTool({ name: "mcp__everything__echo", arguments: { message: `m${i}` } }));
-      if (keep) ms.dList.push(dl), ms.gList.push(gl), ms.gSearch.push(gs), ms.dCall.push(dc), ms.gCall.push(gc);
+      if (keep) (ms.dList.push(dl), ms.gList.push(gl), ms.gSearch.push(gs), ms.dCall.push(dc), ms.gCall.push(gc));
     }
     const row = (what: string, gw: number[], base: number[], baseName: string) =>
       `| ${what} | ${p(gw, 0.5).toFixed(1)} | ${p(gw, 0.99).toFixed(1)} | ${p(base, 0.5).toFixed(1)} (${baseName}) | ${(p(gw, 0.5) / p(base, 0.5)).toFixed(2)}x |`;

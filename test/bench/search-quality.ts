@@ -43,7 +43,9 @@ function printFailures(set: string, cat: SearchCatalog, queries: EvalQuery[], by
     const top = rankNames(cat, q.query, 5);
     const gold = new Set(q.gold.map((g) => byRef.get(g)));
     if (gold.has(top[0])) continue;
-    console.log(`  [${set}] ${q.id} "${q.query.slice(0, 120)}" gold ${q.gold.join(", ")}\n      got ${top.join(" ")}${top.some((n) => gold.has(n)) ? "" : "  (not in top 5)"}`);
+    console.log(
+      `  [${set}] ${q.id} "${q.query.slice(0, 120)}" gold ${q.gold.join(", ")}\n      got ${top.join(" ")}${top.some((n) => gold.has(n)) ? "" : "  (not in top 5)"}`,
+    );
   }
 }
 
@@ -51,7 +53,8 @@ setFlagsFromString("--expose-gc");
 /** A full GC: the restore's own allocations are collected before timing (their cost is cold start, section 2). */
 const gc = runInNewContext("gc") as () => void;
 
-const p99 = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! * 1000) / 1000;
+const p99 = (xs: number[]) =>
+  Math.round([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]! * 1000) / 1000;
 const ROUNDS = 3;
 
 /**
@@ -90,8 +93,20 @@ async function run(set: string, path: string, queries: EvalQuery[], baselines: b
   if (failuresOf && set.includes(failuresOf)) printFailures(set, cat, queries, byRef);
   const rows: QualityRow[] = [{ set, catalog: label, queries: queries.length, ranker: "toolsearch", result, warmP99: warm }];
   if (baselines) {
-    rows.push({ set, catalog: label, queries: queries.length, ranker: "xcode-keyword", result: evaluate(queries, byRef, xcodeKeyword(cat.tools)) });
-    rows.push({ set, catalog: label, queries: queries.length, ranker: "orama-default", result: evaluate(queries, byRef, oramaDefault(cat.tools)) });
+    rows.push({
+      set,
+      catalog: label,
+      queries: queries.length,
+      ranker: "xcode-keyword",
+      result: evaluate(queries, byRef, xcodeKeyword(cat.tools)),
+    });
+    rows.push({
+      set,
+      catalog: label,
+      queries: queries.length,
+      ranker: "orama-default",
+      result: evaluate(queries, byRef, oramaDefault(cat.tools)),
+    });
   }
   return rows;
 }
@@ -100,7 +115,14 @@ async function run(set: string, path: string, queries: EvalQuery[], baselines: b
 async function latencyOnly(set: string, path: string, queries: EvalQuery[]): Promise<QualityRow> {
   const { label } = await load(path);
   const { cold, warm } = await latency(path, queries);
-  return { set, catalog: label, queries: queries.length, ranker: "toolsearch", result: { queries: queries.length, metrics: {}, latency: { p50Ms: 0, p99Ms: cold } }, warmP99: warm };
+  return {
+    set,
+    catalog: label,
+    queries: queries.length,
+    ranker: "toolsearch",
+    result: { queries: queries.length, metrics: {}, latency: { p50Ms: 0, p99Ms: cold } },
+    warmP99: warm,
+  };
 }
 
 async function inputs(): Promise<Inputs> {
@@ -142,7 +164,18 @@ export function qualityTable(rows: QualityRow[]): string {
   const head = ["set", "catalog", "queries", "ranker", "groupRecall@5", "success@1", "success@5", "mrr@10", "p99 ms cold", "p99 ms warm"];
   const body = rows.map((r) => {
     const m = r.result.metrics;
-    return [r.set, r.catalog, r.queries, r.ranker, cell(m["groupRecall@5"]), cell(m["success@1"]), cell(m["success@5"]), cell(m["mrr@10"]), r.result.latency.p99Ms, cell(r.warmP99)];
+    return [
+      r.set,
+      r.catalog,
+      r.queries,
+      r.ranker,
+      cell(m["groupRecall@5"]),
+      cell(m["success@1"]),
+      cell(m["success@5"]),
+      cell(m["mrr@10"]),
+      r.result.latency.p99Ms,
+      cell(r.warmP99),
+    ];
   });
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...body.map((r) => `| ${r.join(" | ")} |`)].join("\n");
 }
@@ -177,7 +210,9 @@ if (import.meta.main) {
   const rows = await searchQuality(!args.includes("--no-baselines"));
   for (const r of rows) {
     const m = r.result.metrics;
-    console.log(`${r.set.padEnd(46)} ${r.ranker.padEnd(14)} gR@5 ${cell(m["groupRecall@5"]).padStart(5)}  s@1 ${cell(m["success@1"]).padStart(5)}  s@5 ${cell(m["success@5"]).padStart(5)}  mrr ${cell(m["mrr@10"]).padEnd(6)}  p99 ${r.result.latency.p99Ms} ms${r.warmP99 === undefined ? "" : ` (warm ${r.warmP99})`}`);
+    console.log(
+      `${r.set.padEnd(46)} ${r.ranker.padEnd(14)} gR@5 ${cell(m["groupRecall@5"]).padStart(5)}  s@1 ${cell(m["success@1"]).padStart(5)}  s@5 ${cell(m["success@5"]).padStart(5)}  mrr ${cell(m["mrr@10"]).padEnd(6)}  p99 ${r.result.latency.p99Ms} ms${r.warmP99 === undefined ? "" : ` (warm ${r.warmP99})`}`,
+    );
   }
   const section = [
     `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} at the end of the run (other work on the machine slows the latency columns, not the others). Produced by \`npm run bench:search\` (test/bench/search-quality.ts).`,

@@ -27,7 +27,6 @@ export interface Inputs {
   zh: EvalQuery[];
 }
 
-
 /** The form `auto` picks for a catalog's deferred tools in a 128k window with the default budget. */
 export function autoForm(catalog: Catalog): string {
   return chooseListing("auto", catalog.listing.sections, listingBudget(DEFAULT_POLICY, { model: "any", contextWindow: 128_000 })).form;
@@ -43,7 +42,10 @@ const TEXT: Record<Exclude<ServerText, "none">, (s: CatalogServer | undefined) =
 function searchable(catalog: Catalog, index: SearchCatalog["index"], text: ServerText): SearchCatalog {
   if (text === "none") return searchCatalog(catalog.tools, index);
   const servers = new Map(catalog.servers.map((s) => [s.name, s]));
-  const docs = catalog.tools.map((t) => ({ ...toolSearchText(t), server: [t.server, ...TEXT[text](servers.get(t.server))].filter(Boolean).join(" ") }));
+  const docs = catalog.tools.map((t) => ({
+    ...toolSearchText(t),
+    server: [t.server, ...TEXT[text](servers.get(t.server))].filter(Boolean).join(" "),
+  }));
   return searchCatalog(catalog.tools, restoreIndex(JSON.parse(JSON.stringify(buildIndex(catalog.tools, docs))), catalog.tools));
 }
 
@@ -51,7 +53,10 @@ function searchable(catalog: Catalog, index: SearchCatalog["index"], text: Serve
 function score(cat: SearchCatalog, queries: EvalQuery[]) {
   const byRef = resolveGold(queries, cat.tools);
   const rank = (q: string, k: number) => rankNames(cat, q, k);
-  return { metrics: evaluate(queries, byRef, rank).metrics, perQuery: queries.map((q) => evaluate([q], byRef, rank).metrics["groupRecall@5"]!) };
+  return {
+    metrics: evaluate(queries, byRef, rank).metrics,
+    perQuery: queries.map((q) => evaluate([q], byRef, rank).metrics["groupRecall@5"]!),
+  };
 }
 
 interface VariantSet {
@@ -71,11 +76,30 @@ async function serverText(sets: VariantSet[]): Promise<{ table: string; tuning: 
     const [none, desc, summ] = (["none", "descriptions", "summaries"] as const).map((t) => score(searchable(catalog, index, t), s.queries));
     const better = desc!.perQuery.filter((v, i) => v > none!.perQuery[i]!).length;
     const worse = desc!.perQuery.filter((v, i) => v < none!.perQuery[i]!).length;
-    if (s.set === "LiveMCPBench 1st half (tuning)") Object.assign(tuning, { better, worse, gain: Math.round((desc!.metrics["groupRecall@5"]! - none!.metrics["groupRecall@5"]!) * 10) / 10 });
+    if (s.set === "LiveMCPBench 1st half (tuning)")
+      Object.assign(tuning, {
+        better,
+        worse,
+        gain: Math.round((desc!.metrics["groupRecall@5"]! - none!.metrics["groupRecall@5"]!) * 10) / 10,
+      });
     const m = (k: string) => [none, desc, summ].map((r) => r!.metrics[k]!).join(" / ");
-    rows.push([s.heldOut ? `${s.set} (held out)` : s.set, `${described} of ${catalog.servers.length}`, s.queries.length, m("groupRecall@5"), m("success@1"), `${better} / ${worse}`]);
+    rows.push([
+      s.heldOut ? `${s.set} (held out)` : s.set,
+      `${described} of ${catalog.servers.length}`,
+      s.queries.length,
+      m("groupRecall@5"),
+      m("success@1"),
+      `${better} / ${worse}`,
+    ]);
   }
-  const head = ["set", "servers with a title or description", "queries", "groupRecall@5: as built / + descriptions / + summaries", "success@1: as built / + descriptions / + summaries", "queries better / worse with descriptions"];
+  const head = [
+    "set",
+    "servers with a title or description",
+    "queries",
+    "groupRecall@5: as built / + descriptions / + summaries",
+    "success@1: as built / + descriptions / + summaries",
+    "queries better / worse with descriptions",
+  ];
   return { table: table(head, rows), tuning };
 }
 
@@ -89,7 +113,15 @@ async function searchOnly(path: string, sets: Array<[string, EvalQuery[]]>): Pro
     const twins = (g: string) => [`demo-${g}`, ...(refs.has(g) ? [g] : [])];
     const moved = queries.map((q) => ({ ...q, gold: q.gold.flatMap(twins), gold_groups: q.gold.map(twins) }));
     const { metrics } = score(cat, moved);
-    rows.push([set, `${catalog.name} (${catalog.tools.length} tools, ${catalog.servers.length} servers)`, autoForm(catalog), queries.length, metrics["groupRecall@5"]!, metrics["success@1"]!, metrics["success@5"]!]);
+    rows.push([
+      set,
+      `${catalog.name} (${catalog.tools.length} tools, ${catalog.servers.length} servers)`,
+      autoForm(catalog),
+      queries.length,
+      metrics["groupRecall@5"]!,
+      metrics["success@1"]!,
+      metrics["success@5"]!,
+    ]);
   }
   return table(["set", "catalog", "auto at 128k", "queries", "groupRecall@5", "success@1", "success@5"], rows);
 }
@@ -99,10 +131,18 @@ export async function variantsSection(inp: Inputs): Promise<string> {
   const { cats, at, demoFile, live, half, tool, short, zh } = inp;
   const demo = join(ROOT, "catalogs", demoFile);
   const forms = [];
-  for (const [label, path] of [["demo", demo], ["livemcpbench", at(cats.livemcpbench)], ["toolbench", at(cats.toolbench)], ["eval3004 (combined)", at(cats.combined)]] as const) {
+  for (const [label, path] of [
+    ["demo", demo],
+    ["livemcpbench", at(cats.livemcpbench)],
+    ["toolbench", at(cats.toolbench)],
+    ["eval3004 (combined)", at(cats.combined)],
+  ] as const) {
     forms.push(`${label} ${autoForm((await readCatalogFile(path)).catalog)}`);
   }
-  const alone = await searchOnly(join(BENCH_CATALOGS, await evalWithDemo(demoFile)), [["demo: model-style short queries, search only", short], ["demo: Chinese queries, search only", zh]]);
+  const alone = await searchOnly(join(BENCH_CATALOGS, await evalWithDemo(demoFile)), [
+    ["demo: model-style short queries, search only", short],
+    ["demo: Chinese queries, search only", zh],
+  ]);
   const measured = await serverText([
     { set: "LiveMCPBench 1st half (tuning)", path: at(cats.livemcpbench), queries: live.slice(0, half) },
     { set: "ToolBench", path: at(cats.toolbench), queries: tool },

@@ -33,12 +33,29 @@ export async function tokensSection(catalogs: BenchCatalog[]): Promise<string> {
       const s = await catalogStats(catalog, { encoding });
       if (encoding === "o200k_base") stats[c.label] = s;
       const t = s.tokens;
-      rows.push([c.label, encoding, s.tools, s.servers, t.full, t.sections.names, t.sections.grouped, t.sections.servers, t.sections.none, t.auto.form, t.deferred, pct(t.ratio)]);
+      rows.push([
+        c.label,
+        encoding,
+        s.tools,
+        s.servers,
+        t.full,
+        t.sections.names,
+        t.sections.grouped,
+        t.sections.servers,
+        t.sections.none,
+        t.auto.form,
+        t.deferred,
+        pct(t.ratio),
+      ]);
     }
   }
   const choices = all.map((c) => {
     const s = stats[c.label]!;
-    return [c.label, ...SHARES.map((share) => pick(s, 128_000, share)), ...WINDOWS.filter((w) => w !== 128_000).map((w) => pick(s, w, DEFAULT_POLICY.listingBudget))];
+    return [
+      c.label,
+      ...SHARES.map((share) => pick(s, 128_000, share)),
+      ...WINDOWS.filter((w) => w !== 128_000).map((w) => pick(s, w, DEFAULT_POLICY.listingBudget)),
+    ];
   });
   const demo = stats[all[0]!.label]!;
   const combined = stats[all[2]!.label]!;
@@ -50,13 +67,32 @@ export async function tokensSection(catalogs: BenchCatalog[]): Promise<string> {
     "",
     "Full injection: every tool in OpenAI `tools` form. Listing forms: the system section alone (`names`: every name; `grouped`: a line per server with its tools' short names; `servers`: a line per server with its tool count and summary; `none`: counts and how to search). Deferred prompt: the section `auto` picks at 128k (2% budget, 2,560 tokens) + `toolSearch` + core tools. From `catalog stats` (js-tiktoken).",
     "",
-    table(["catalog", "encoding", "tools", "servers", "full injection", "names", "grouped", "servers", "none", "auto at 128k", "deferred prompt", "deferred / full"], rows),
+    table(
+      [
+        "catalog",
+        "encoding",
+        "tools",
+        "servers",
+        "full injection",
+        "names",
+        "grouped",
+        "servers",
+        "none",
+        "auto at 128k",
+        "deferred prompt",
+        "deferred / full",
+      ],
+      rows,
+    ),
     "",
     `Targets (o200k_base): 3,004 tools at 128k, auto's deferred prompt ${pct(combined.tokens.ratio)} of full (<= 2%: ${combined.tokens.ratio <= 0.02 ? "met" : "missed"}); demo grouped ${pct(d.grouped / d.names, 1)} of names (<= 60%: ${d.grouped <= 0.6 * d.names ? "met" : "missed"}); demo servers ${(d.servers / demo.servers).toFixed(1)} tokens per server (<= 40: ${d.servers <= 40 * demo.servers ? "met" : "missed"}); none at most ${noneMax} tokens at any size, ${noneMax + toolSearch} with the toolSearch tool (<= 300: ${noneMax + toolSearch <= 300 ? "met" : "missed"}); the demo keeps names at 128k (${demo.tokens.auto.form === "names" ? "met" : "missed"}).`,
     "",
     "What `auto` picks, and that form's section tokens, by budget share at 128k and by window at the default 2% (o200k_base):",
     "",
-    table(["catalog", ...SHARES.map((s) => `${pct(s, 0)} of 128k`), ...WINDOWS.filter((w) => w !== 128_000).map((w) => `2% of ${w / 1000}k`)], choices),
+    table(
+      ["catalog", ...SHARES.map((s) => `${pct(s, 0)} of 128k`), ...WINDOWS.filter((w) => w !== 128_000).map((w) => `2% of ${w / 1000}k`)],
+      choices,
+    ),
     "",
   ].join("\n");
 }

@@ -31,7 +31,9 @@ describe("calls the model makes without loading", () => {
     const r = await ask(rig, [{ role: "user", content: "do something [unknown]" }]);
     expect(r.hops).toBe(2);
     expect(r.message.content).toContain("That tool does not exist");
-    expect(String(rig.llm.requests[1]!.body.messages.at(-1)!.content)).toMatch(/^Error: there is no tool "mcp__nope__does_not_exist"\. Closest names: mcp__/);
+    expect(String(rig.llm.requests[1]!.body.messages.at(-1)!.content)).toMatch(
+      /^Error: there is no tool "mcp__nope__does_not_exist"\. Closest names: mcp__/,
+    );
   });
 
   it("stops at maxHops and makes the model answer with tool_choice none", async () => {
@@ -45,7 +47,10 @@ describe("calls the model makes without loading", () => {
 
 describe("upstream failures", () => {
   it("passes a 4xx through in OpenAI's error shape", async () => {
-    rig.llm.fail({ status: 400, body: { error: { message: "context too long", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } } });
+    rig.llm.fail({
+      status: 400,
+      body: { error: { message: "context too long", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } },
+    });
     const err = await ask(rig, [{ role: "user", content: "hello" }]).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as APIError).code).toBe("context_length_exceeded");
@@ -64,11 +69,21 @@ describe("upstream failures", () => {
     for (const fault of [{ status: 503 }, { garbage: true as const }, { hang: true as const }]) {
       rig.llm.reset();
       rig.llm.fail(fault, fault);
-      const res = await fetch(`${rig.dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...AUTH }, body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] }) });
+      const res = await fetch(`${rig.dev.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...AUTH },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] }),
+      });
       expect(res.status, JSON.stringify(fault)).toBe(502);
       const body = (await res.json()) as Json;
       expect(body.error.code).toBe("upstream_error");
-      expect(body.error.message).toMatch("hang" in fault ? /did not answer within 1500 ms \(tried 2 times\)/ : "garbage" in fault ? /not a chat completion stream/ : /upstream answered 503 \(tried 2 times\)/);
+      expect(body.error.message).toMatch(
+        "hang" in fault
+          ? /did not answer within 1500 ms \(tried 2 times\)/
+          : "garbage" in fault
+            ? /not a chat completion stream/
+            : /upstream answered 503 \(tried 2 times\)/,
+      );
       // a garbage stream is answered 200 and not retried; errors and timeouts are tried twice
       expect(rig.llm.requests).toHaveLength("garbage" in fault ? 1 : 2);
     }
@@ -79,10 +94,18 @@ describe("bad requests", () => {
   it.each([
     ["no messages", { model: "gpt-4o", messages: [] }, /^messages: Array must contain at least 1/],
     ["bad role", { model: "gpt-4o", messages: [{ role: "robot", content: "x" }] }, /^messages\.0\.role: /],
-    ["reserved tool name", { model: "gpt-4o", messages: [{ role: "user", content: "x" }], tools: [{ type: "function", function: { name: "toolSearch" } }] }, /^tools\.0\.function\.name: is reserved/],
+    [
+      "reserved tool name",
+      { model: "gpt-4o", messages: [{ role: "user", content: "x" }], tools: [{ type: "function", function: { name: "toolSearch" } }] },
+      /^tools\.0\.function\.name: is reserved/,
+    ],
     ["n > 1", { model: "gpt-4o", messages: [{ role: "user", content: "x" }], n: 2 }, /^n: only n = 1/],
   ])("%s: 400 naming the field", async (_, body, message) => {
-    const res = await fetch(`${rig.dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...AUTH }, body: JSON.stringify(body) });
+    const res = await fetch(`${rig.dev.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...AUTH },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.message).toMatch(message);
     expect(rig.llm.requests).toHaveLength(0);

@@ -27,9 +27,28 @@ describe("sessions without a session header", () => {
     expect(a.toolsChanged).toBe("0");
     expect(callOf(a.message).function.name).toBe("create_issue");
     expect(rig.llm.requests[0]!.body.prompt_cache_key).toBe("conversation-7");
-    const more: Tool[] = [...tools, { type: "function", function: { name: "lookup_weather_forecast", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }];
+    const more: Tool[] = [
+      ...tools,
+      {
+        type: "function",
+        function: {
+          name: "lookup_weather_forecast",
+          description: "Weather",
+          parameters: { type: "object", properties: { city: { type: "string" } } },
+        },
+      },
+    ];
     rig.llm.reset();
-    const b = await ask(rig, [{ role: "system", content: "Another beginning." }, { role: "user", content: "read the graph" }], undefined, {}, { tools: more, ...key });
+    const b = await ask(
+      rig,
+      [
+        { role: "system", content: "Another beginning." },
+        { role: "user", content: "read the graph" },
+      ],
+      undefined,
+      {},
+      { tools: more, ...key },
+    );
     expect([b.session, b.toolsChanged]).toEqual([a.session, "1"]);
     expect(deferredNames(systemOf(0))).toContain("lookup_weather_forecast");
     const c = await ask(rig, [{ role: "user", content: "navigate the browser" }], undefined, {}, { tools: more, ...key });
@@ -40,8 +59,26 @@ describe("sessions without a session header", () => {
   });
 
   it("one tools array gives the same deferred section and the same tools prefix in two sessions", async () => {
-    const one = await ask(rig, [{ role: "system", content: "First." }, { role: "user", content: "read the graph" }], undefined, {}, { tools });
-    const two = await ask(rig, [{ role: "system", content: "Second." }, { role: "user", content: "read the graph" }], undefined, {}, { tools });
+    const one = await ask(
+      rig,
+      [
+        { role: "system", content: "First." },
+        { role: "user", content: "read the graph" },
+      ],
+      undefined,
+      {},
+      { tools },
+    );
+    const two = await ask(
+      rig,
+      [
+        { role: "system", content: "Second." },
+        { role: "user", content: "read the graph" },
+      ],
+      undefined,
+      {},
+      { tools },
+    );
     expect(two.session).not.toBe(one.session);
     const [a, b] = [rig.llm.requests[0]!, rig.llm.requests[2]!];
     expect(String(b.body.messages[0]!.content).replace(/^Second\./, "")).toBe(String(a.body.messages[0]!.content).replace(/^First\./, ""));
@@ -49,7 +86,10 @@ describe("sessions without a session header", () => {
   });
 
   it("conversations that begin with the same messages share a session: activations add up, splices stay with their history", async () => {
-    const start: Msg[] = [{ role: "system", content: "Shared beginning." }, { role: "user", content: "read the graph" }];
+    const start: Msg[] = [
+      { role: "system", content: "Shared beginning." },
+      { role: "user", content: "read the graph" },
+    ];
     const a = await ask(rig, start, undefined, {}, { tools });
     expect(a.hops).toBe(2); // toolSearch, then the call
     const b = await ask(rig, start, undefined, {}, { tools });
@@ -58,7 +98,10 @@ describe("sessions without a session header", () => {
     const other = await ask(rig, start, undefined, {}, { tools: tools.slice(1) });
     expect(other.session).not.toBe(a.session);
     // each conversation goes on with its own history; only A's gets A's hidden round back
-    for (const [r, spliced] of [[a, 1], [b, 0]] as const) {
+    for (const [r, spliced] of [
+      [a, 1],
+      [b, 0],
+    ] as const) {
       rig.llm.reset();
       const next = await ask(rig, [...start, r.message as Msg, toolResult(callOf(r.message).id, "graph: empty")], undefined, {}, { tools });
       expect(next.session).toBe(a.session);
@@ -71,7 +114,13 @@ describe("sessions without a session header", () => {
 
 describe("what stays loaded, and whose tool it is", () => {
   it("keeps the names in x-toolsearch-core in tools, in the client's order, and does not list them", async () => {
-    const r = await ask(rig, [{ role: "user", content: "read the graph, core" }], undefined, { "x-toolsearch-core": "read_graph, create_issue" }, { tools });
+    const r = await ask(
+      rig,
+      [{ role: "user", content: "read the graph, core" }],
+      undefined,
+      { "x-toolsearch-core": "read_graph, create_issue" },
+      { tools },
+    );
     expect(r.hops).toBe(1);
     expect(callOf(r.message).function.name).toBe("read_graph");
     expect(names(rig.llm.requests[0]!).slice(0, 2)).toEqual(["create_issue", "read_graph"]);
@@ -93,7 +142,15 @@ describe("what stays loaded, and whose tool it is", () => {
   });
 
   it("a client tool named like a catalog tool wins: its schema bytes go upstream and its arguments are checked", async () => {
-    const mine: Tool = { type: "function", function: { name: "mcp__github__create_issue", description: "File it in OUR tracker", parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] }, strict: false } };
+    const mine: Tool = {
+      type: "function",
+      function: {
+        name: "mcp__github__create_issue",
+        description: "File it in OUR tracker",
+        parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
+        strict: false,
+      },
+    };
     const declared = [...tools.filter((t) => t.function.name !== "create_issue"), mine];
     const r = await ask(rig, [{ role: "user", content: "create an issue on github" }], undefined, {}, { tools: declared });
     expect(callOf(r.message).function).toEqual({ name: "mcp__github__create_issue", arguments: '{"summary":"example"}' });
@@ -114,8 +171,17 @@ describe("hidden rounds and proxy mode", () => {
   });
 
   it("proxy: the upstream tools never change, toolSearch carries the client's schema, the client gets a call to its own tool", async () => {
-    const r = await ask(rig, [{ role: "user", content: "create an issue, by proxy" }], undefined, { "x-toolsearch-activation": "proxy" }, { tools });
-    expect(callOf(r.message).function).toEqual({ name: "create_issue", arguments: JSON.stringify({ owner: "example", repo: "example", title: "example" }) });
+    const r = await ask(
+      rig,
+      [{ role: "user", content: "create an issue, by proxy" }],
+      undefined,
+      { "x-toolsearch-activation": "proxy" },
+      { tools },
+    );
+    expect(callOf(r.message).function).toEqual({
+      name: "create_issue",
+      arguments: JSON.stringify({ owner: "example", repo: "example", title: "example" }),
+    });
     expect(String(rig.llm.requests[1]!.body.messages.at(-1)!.content)).toContain('\n{"name":"create_issue","description":');
     expect(rig.llm.requests[1]!.reply!.tool_calls![0]!.function.name).toBe("callTool");
     expect(new Set(rig.llm.requests.map((q) => JSON.stringify(q.body.tools))).size).toBe(1);
@@ -127,7 +193,10 @@ describe("2,000 client tools", () => {
   it("are accepted in one request under 4 MiB and deferred, also when the catalog itself is loaded in full", async () => {
     const many: Tool[] = Array.from({ length: 2000 }, (_, i) => {
       const t = tools[i % tools.length]!.function;
-      return { type: "function", function: { ...t, name: i < tools.length ? t.name : `${t.name.slice(0, 58)}_${Math.floor(i / tools.length) + 1}` } };
+      return {
+        type: "function",
+        function: { ...t, name: i < tools.length ? t.name : `${t.name.slice(0, 58)}_${Math.floor(i / tools.length) + 1}` },
+      };
     });
     const body = JSON.stringify({ model: "gpt-4.1", messages: [{ role: "user", content: "create an issue" }], tools: many });
     expect(body.length).toBeGreaterThan(2.5 * 2 ** 20);

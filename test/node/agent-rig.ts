@@ -31,7 +31,13 @@ export function useAgentRig(): Rig {
     rig.persist = await tempDir("toolsearch-agent-");
     rig.dev = await startWranglerDev({
       persistTo: rig.persist,
-      vars: { OPENAI_BASE_URL: rig.llm.url, OPENAI_API_KEY: "test-key", UPSTREAM_TIMEOUT_MS: "1500", UPSTREAM_MAX_RETRIES: "1", API_KEYS: JSON.stringify({ [KEY]: "agent-tests" }) },
+      vars: {
+        OPENAI_BASE_URL: rig.llm.url,
+        OPENAI_API_KEY: "test-key",
+        UPSTREAM_TIMEOUT_MS: "1500",
+        UPSTREAM_MAX_RETRIES: "1",
+        API_KEYS: JSON.stringify({ [KEY]: "agent-tests" }),
+      },
     });
     rig.client = new OpenAI({ baseURL: `${rig.dev.url}/v1`, apiKey: KEY, maxRetries: 0 });
   }, 90_000);
@@ -43,12 +49,25 @@ export function useAgentRig(): Rig {
   return rig;
 }
 
-export async function ask(rig: Rig, messages: Msg[], session?: string, headers: Record<string, string> = {}, extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}) {
+export async function ask(
+  rig: Rig,
+  messages: Msg[],
+  session?: string,
+  headers: Record<string, string> = {},
+  extra: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {},
+) {
   const { data, response } = await rig.client.chat.completions
     .create({ model: "gpt-4o", messages, ...extra }, { headers: { ...(session ? { "x-toolsearch-session": session } : {}), ...headers } })
     .withResponse();
   const header = (h: string) => response.headers.get(h);
-  return { data, message: data.choices[0]!.message, session: header("x-toolsearch-session")!, hops: Number(header("x-toolsearch-hops")), spliced: Number(header("x-toolsearch-spliced")), toolsChanged: header("x-toolsearch-tools-changed") };
+  return {
+    data,
+    message: data.choices[0]!.message,
+    session: header("x-toolsearch-session")!,
+    hops: Number(header("x-toolsearch-hops")),
+    spliced: Number(header("x-toolsearch-spliced")),
+    toolsChanged: header("x-toolsearch-tools-changed"),
+  };
 }
 
 /** Every upstream request begins with the previous one (messages and tools), byte for byte. */
@@ -58,7 +77,10 @@ export function expectAppendOnly(reqs: Recorded[]) {
     const cur = JSON.stringify(reqs[i]!.body.messages);
     expect(cur.startsWith(prev.slice(0, -1)), `messages of upstream request ${i} extend request ${i - 1}`).toBe(true);
     const prevTools = JSON.stringify(reqs[i - 1]!.body.tools ?? []);
-    expect(JSON.stringify(reqs[i]!.body.tools ?? []).startsWith(prevTools.slice(0, -1)), `tools of request ${i} extend request ${i - 1}`).toBe(true);
+    expect(
+      JSON.stringify(reqs[i]!.body.tools ?? []).startsWith(prevTools.slice(0, -1)),
+      `tools of request ${i} extend request ${i - 1}`,
+    ).toBe(true);
   }
 }
 

@@ -58,10 +58,22 @@ describe("POST /v1/chat/completions, inject mode", () => {
   });
 
   it("keeps the client's own tools first and lets it call them without any search", async () => {
-    const tools: OpenAI.ChatCompletionTool[] = [{ type: "function", function: { name: "lookup_weather_forecast", description: "Weather", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: "function",
+        function: {
+          name: "lookup_weather_forecast",
+          description: "Weather",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
+      },
+    ];
     const r = await ask(rig, [{ role: "user", content: "lookup the weather forecast" }], undefined, {}, { tools });
     expect(r.hops).toBe(1);
-    expect((r.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function).toEqual({ name: "lookup_weather_forecast", arguments: '{"city":"example"}' });
+    expect((r.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function).toEqual({
+      name: "lookup_weather_forecast",
+      arguments: '{"city":"example"}',
+    });
     expect(names(rig.llm.requests[0]!)[0]).toBe("lookup_weather_forecast");
   });
 
@@ -107,7 +119,12 @@ describe("full mode", () => {
 describe("streaming", () => {
   it("streams only the final round as OpenAI chunks, tool-call deltas included, with summed usage", async () => {
     const { data: stream, response } = await rig.client.chat.completions
-      .create({ model: "gpt-4o", messages: [{ role: "user", content: "create an issue on github, streamed" }], stream: true, stream_options: { include_usage: true } })
+      .create({
+        model: "gpt-4o",
+        messages: [{ role: "user", content: "create an issue on github, streamed" }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       .withResponse();
     expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
     const chunks: OpenAI.ChatCompletionChunk[] = [];
@@ -124,7 +141,11 @@ describe("streaming", () => {
   });
 
   it("ends the SSE stream with the hop count and [DONE]", async () => {
-    const res = await fetch(`${rig.dev.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", ...AUTH }, body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "read graph of memory" }] }) });
+    const res = await fetch(`${rig.dev.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...AUTH },
+      body: JSON.stringify({ model: "gpt-4o", stream: true, messages: [{ role: "user", content: "read graph of memory" }] }),
+    });
     const text = await res.text();
     const events = text.split("\n\n").filter(Boolean);
     expect(events.at(-1)).toBe("data: [DONE]");
@@ -144,7 +165,11 @@ describe("streaming", () => {
     }
     expect(text).toBe("Let me find the right tool. "); // said in the hidden toolSearch round
     // the client keeps what it assembled from the stream; the next request is append-only upstream
-    messages.push({ role: "assistant", content: text, tool_calls: [{ id: call!.id!, type: "function", function: { name: call!.function!.name!, arguments: call!.function!.arguments! } }] });
+    messages.push({
+      role: "assistant",
+      content: text,
+      tool_calls: [{ id: call!.id!, type: "function", function: { name: call!.function!.name!, arguments: call!.function!.arguments! } }],
+    });
     messages.push(toolResult(call!.id!, "filed #7"));
     const r = await ask(rig, messages, session);
     expect(r.message.content).toContain("Done with mcp__github__create_issue");
@@ -162,9 +187,16 @@ describe("proxy mode", () => {
     // upstream called callTool; the toolSearch result carried the schema as text
     expect(rig.llm.requests[1]!.reply!.tool_calls![0]!.function.name).toBe("callTool");
     expect(String(rig.llm.requests[1]!.body.messages.at(-1)!.content)).toContain('\n{"name":"mcp__github__create_issue","description":');
-    messages.push(first.message as Msg, toolResult(call.id, "filed #2"), { role: "assistant", content: "Filed." }, { role: "user", content: "navigate the browser to a page" });
+    messages.push(
+      first.message as Msg,
+      toolResult(call.id, "filed #2"),
+      { role: "assistant", content: "Filed." },
+      { role: "user", content: "navigate the browser to a page" },
+    );
     const second = await ask(rig, messages, first.session);
-    expect((second.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.name).toBe("mcp__playwright__browser_navigate");
+    expect((second.message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.name).toBe(
+      "mcp__playwright__browser_navigate",
+    );
     const tools = rig.llm.requests.map((r) => JSON.stringify(r.body.tools));
     expect(new Set(tools).size).toBe(1);
     expect(names(rig.llm.requests[0]!)).toEqual(["mcp__memory__search_nodes", "toolSearch", "callTool"]);

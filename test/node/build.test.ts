@@ -19,7 +19,16 @@ describe("catalog build from stdio servers", () => {
   it("pages through tools/list with nextCursor", async () => {
     const { result } = await build({ paged: fixture("--tools", "25", "--page-size", "7") });
     expect(result.catalog.tools).toHaveLength(25);
-    expect(result.catalog.servers).toEqual([{ name: "paged", transport: "stdio", serverInfo: { name: "fixture", version: "1.2.3" }, summary: expect.any(String), tools: 25, tokens: expect.any(Object) }]);
+    expect(result.catalog.servers).toEqual([
+      {
+        name: "paged",
+        transport: "stdio",
+        serverInfo: { name: "fixture", version: "1.2.3" },
+        summary: expect.any(String),
+        tools: 25,
+        tokens: expect.any(Object),
+      },
+    ]);
     expect(result.catalog.tools[0]).toMatchObject({ name: "mcp__paged__tool_0000", server: "paged", originalName: "tool_0000" });
   });
 
@@ -53,7 +62,17 @@ describe("catalog build from stdio servers", () => {
       u: { ...fixture("--tools", "3"), alwaysLoad: ["*1"] },
     });
     const names = result.catalog.tools.filter((t) => t.server === "s").map((t) => t.originalName);
-    expect(names).toEqual(["tool_0000", "tool_0001", "tool_0002", "tool_0004", "tool_0005", "tool_0006", "tool_0007", "tool_0008", "tool_0009"]);
+    expect(names).toEqual([
+      "tool_0000",
+      "tool_0001",
+      "tool_0002",
+      "tool_0004",
+      "tool_0005",
+      "tool_0006",
+      "tool_0007",
+      "tool_0008",
+      "tool_0009",
+    ]);
     const always = result.catalog.tools.filter((t) => t.alwaysLoad).map((t) => `${t.server}/${t.originalName}`);
     expect(always).toEqual([...names.map((n) => `s/${n}`), "t/tool_0000", "t/tool_0001", "t/tool_0002", "u/tool_0001"]);
   });
@@ -70,7 +89,13 @@ describe("catalog build from stdio servers", () => {
   it("cuts names over 64 characters with a hash suffix", async () => {
     const dir = await tempDir();
     const long = "a_really_long_tool_name_that_goes_on_and_on_past_the_provider_limit";
-    await writeFile(join(dir, "tools.json"), JSON.stringify([{ name: long, inputSchema: { type: "object" } }, { name: `${long}_2`, inputSchema: { type: "object" } }]));
+    await writeFile(
+      join(dir, "tools.json"),
+      JSON.stringify([
+        { name: long, inputSchema: { type: "object" } },
+        { name: `${long}_2`, inputSchema: { type: "object" } },
+      ]),
+    );
     const config = await loadConfig(await writeConfig(dir, { mcpServers: { longserver: { tools: "tools.json" } } }));
     const { catalog } = await buildCatalog(config);
     const names = catalog.tools.map((t) => t.name);
@@ -84,7 +109,10 @@ describe("catalog build refuses bad servers and writes nothing", () => {
   async function failing(mcpServers: Record<string, unknown>) {
     const dir = await tempDir();
     const config = await loadConfig(await writeConfig(dir, { mcpServers }));
-    const err = await publishCatalog(config, { outDir: join(dir, "catalogs") }).then(() => null, (e: Error) => e);
+    const err = await publishCatalog(config, { outDir: join(dir, "catalogs") }).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(await readdir(dir)).toEqual(["toolsearch.config.json"]);
     return err as Error & { code: string };
   }
@@ -131,11 +159,22 @@ describe("recorded tool lists", () => {
     const dir = await tempDir();
     await writeFile(join(dir, "list.json"), JSON.stringify({ tools: [tool("a"), tool("b")] }));
     await writeFile(join(dir, "array.json"), JSON.stringify([tool("c")]));
-    await writeFile(join(dir, "rows.jsonl"), [{ server: "x y", ...tool("d") }, { server: "z", ...tool("e") }, tool("f")].map((r) => JSON.stringify(r)).join("\n") + "\n");
-    const config = await loadConfig(await writeConfig(dir, { mcpServers: { list: { tools: "list.json" }, array: { tools: "array.json" }, rows: { tools: "rows.jsonl" } } }));
+    await writeFile(
+      join(dir, "rows.jsonl"),
+      [{ server: "x y", ...tool("d") }, { server: "z", ...tool("e") }, tool("f")].map((r) => JSON.stringify(r)).join("\n") + "\n",
+    );
+    const config = await loadConfig(
+      await writeConfig(dir, {
+        mcpServers: { list: { tools: "list.json" }, array: { tools: "array.json" }, rows: { tools: "rows.jsonl" } },
+      }),
+    );
     const { catalog } = await buildCatalog(config);
     expect(catalog.servers.map((s) => [s.name, s.tools, s.transport])).toEqual([
-      ["array", 1, "recorded"], ["list", 2, "recorded"], ["rows", 1, "recorded"], ["x y", 1, "recorded"], ["z", 1, "recorded"],
+      ["array", 1, "recorded"],
+      ["list", 2, "recorded"],
+      ["rows", 1, "recorded"],
+      ["x y", 1, "recorded"],
+      ["z", 1, "recorded"],
     ]);
     expect(catalog.tools.map((t) => `${t.server}/${t.originalName} ${t.name}`)).toContain("x y/d mcp__x_y__d");
   });
@@ -149,11 +188,16 @@ describe("recorded tool lists", () => {
 
   it("builds the LiveMCPBench catalog (525 tools, 69 servers) from the eval set", async () => {
     const dir = await tempDir();
-    const config = await loadConfig(await writeConfig(dir, { mcpServers: { livemcpbench: { tools: join(EVAL_DATA, "livemcpbench/tools.jsonl") } } }));
+    const config = await loadConfig(
+      await writeConfig(dir, { mcpServers: { livemcpbench: { tools: join(EVAL_DATA, "livemcpbench/tools.jsonl") } } }),
+    );
     const { catalog, text } = await buildCatalog(config);
     expect(catalog.tools).toHaveLength(525);
     expect(catalog.servers).toHaveLength(69);
-    const rows = (await readFile(join(EVAL_DATA, "livemcpbench/tools.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    const rows = (await readFile(join(EVAL_DATA, "livemcpbench/tools.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const refs = new Set(catalog.tools.map((t) => `${t.server}/${t.originalName}`));
     for (const r of rows) expect(refs.has(`${r.server}/${r.name}`)).toBe(true);
     for (const t of catalog.tools) expect(t.name).toMatch(EXPOSED_NAME_RE);

@@ -28,13 +28,20 @@ const tool = (name: string, description = `Does ${name}.`, props: Record<string,
 async function project(tools: unknown[], version = "1.0.0") {
   const dir = await tempDir();
   await writeFile(join(dir, "tools.json"), JSON.stringify({ tools }));
-  await writeFile(join(dir, "toolsearch.config.json"), JSON.stringify({ name: "shop", version, mcpServers: { shop: { tools: "tools.json" } } }));
+  await writeFile(
+    join(dir, "toolsearch.config.json"),
+    JSON.stringify({ name: "shop", version, mcpServers: { shop: { tools: "tools.json" } } }),
+  );
   return dir;
 }
 
 async function setTools(dir: string, tools: unknown[], version?: string) {
   await writeFile(join(dir, "tools.json"), JSON.stringify({ tools }));
-  if (version) await writeFile(join(dir, "toolsearch.config.json"), JSON.stringify({ name: "shop", version, mcpServers: { shop: { tools: "tools.json" } } }));
+  if (version)
+    await writeFile(
+      join(dir, "toolsearch.config.json"),
+      JSON.stringify({ name: "shop", version, mcpServers: { shop: { tools: "tools.json" } } }),
+    );
 }
 
 const base = [tool("list_orders"), tool("get_order"), tool("refund_order")];
@@ -67,8 +74,18 @@ describe("catalog build", () => {
   it.each([
     ["a tool added", [...base, tool("cancel_order")], "1 added (mcp__shop__cancel_order)", "1.1.0 (minor)"],
     ["a tool removed", base.slice(0, 2), "1 removed (mcp__shop__refund_order)", "2.0.0 (major)"],
-    ["a schema changed", [base[0], base[1], tool("refund_order", undefined, { q: { type: "number" } })], "1 schema changed", "2.0.0 (major)"],
-    ["a description changed", [base[0], base[1], tool("refund_order", "Refunds an order in full.")], "1 description changed", "1.0.1 (patch)"],
+    [
+      "a schema changed",
+      [base[0], base[1], tool("refund_order", undefined, { q: { type: "number" } })],
+      "1 schema changed",
+      "2.0.0 (major)",
+    ],
+    [
+      "a description changed",
+      [base[0], base[1], tool("refund_order", "Refunds an order in full.")],
+      "1 description changed",
+      "1.0.1 (patch)",
+    ],
   ])("refuses %s without a version bump, in build and --check, writing nothing", async (_, tools, what, bump) => {
     // in-process (the library the command delegates to): the tokenizer loads once for all cases
     const d = await project(base);
@@ -96,7 +113,9 @@ describe("catalog build", () => {
     await setTools(d, base.slice(0, 2));
     const r = await run(d, "build", "--check");
     expect(r.code).toBe(1);
-    expect(r.stderr.trim().split("\n").at(-1)).toMatch(/^catalog: shop@1\.0\.0 changed \(1 removed \(mcp__shop__refund_order\), server shop: summary changed\) without a version bump: set "version" to 2\.0\.0 \(major\)$/);
+    expect(r.stderr.trim().split("\n").at(-1)).toMatch(
+      /^catalog: shop@1\.0\.0 changed \(1 removed \(mcp__shop__refund_order\), server shop: summary changed\) without a version bump: set "version" to 2\.0\.0 \(major\)$/,
+    );
   });
 
   it("--check fails when no catalog of that version is committed", async () => {
@@ -154,10 +173,16 @@ describe("catalog verify / stats / diff", () => {
 
   it("verify, stats and diff name an old catalog format and exit 1", async () => {
     const old = join(ROOT, "test/fixtures/catalog-v1/shop@1.0.0.abbdda6763df.json");
-    for (const cmd of [["verify", old], ["stats", old], ["diff", old, v1!]]) {
+    for (const cmd of [
+      ["verify", old],
+      ["stats", old],
+      ["diff", old, v1!],
+    ]) {
       const r = await run(dir, ...cmd);
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`catalog: ${old}: catalog format "toolsearch.catalog/v1" is not read by this build, which reads "toolsearch.catalog/v2": rebuild it with catalog build (and a new version)\n`);
+      expect(r.stderr).toBe(
+        `catalog: ${old}: catalog format "toolsearch.catalog/v1" is not read by this build, which reads "toolsearch.catalog/v2": rebuild it with catalog build (and a new version)\n`,
+      );
     }
   });
 

@@ -9,7 +9,13 @@ import { readCatalogFile } from "../../cli/lib/files.ts";
 import { clientToolCacheStats, clientToolSet, CLIENT_TOOL_CACHE_BYTES } from "../../worker/tool-set-cache.ts";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import type { OpenAITool } from "../../worker/core/chat.ts";
-import { CLIENT_SECTION_HEADER, planClientTools, TOKENS_PER_CHAR, withClientTools, type PlanContext } from "../../worker/core/client-tools.ts";
+import {
+  CLIENT_SECTION_HEADER,
+  planClientTools,
+  TOKENS_PER_CHAR,
+  withClientTools,
+  type PlanContext,
+} from "../../worker/core/client-tools.ts";
 import { DEFAULT_POLICY } from "../../worker/core/policy.ts";
 import { listingHeader } from "../../worker/core/listing.ts";
 import { openaiTool, toolDefinition } from "../../worker/core/prompt.ts";
@@ -32,7 +38,10 @@ beforeAll(async () => {
 });
 
 const ctx = (over: Partial<PlanContext> = {}): PlanContext => ({
-  policy: { ...DEFAULT_POLICY, profiles: { default: {}, support: { coreTools: ["create_issue", "mcp__github__get_issue"] }, sub: { subAgent: true, tools: [] } } },
+  policy: {
+    ...DEFAULT_POLICY,
+    profiles: { default: {}, support: { coreTools: ["create_issue", "mcp__github__get_issue"] }, sub: { subAgent: true, tools: [] } },
+  },
   model: "gpt-4o",
   profile: "default",
   deferral: "auto",
@@ -55,9 +64,15 @@ describe("client index", () => {
   it("is built without Orama and ranks exactly as the catalog's own index (240 + 62 demo queries)", async () => {
     const direct = rankingIndex(demo.tools) as unknown as { data: { index: Record<string, unknown> } };
     const saved = demo.index as unknown as { data: { index: Record<string, unknown> } };
-    for (const part of ["frequencies", "fieldLengths", "avgFieldLength"]) expect(JSON.parse(JSON.stringify(direct.data.index[part]))).toEqual(saved.data.index[part]);
+    for (const part of ["frequencies", "fieldLengths", "avgFieldLength"])
+      expect(JSON.parse(JSON.stringify(direct.data.index[part]))).toEqual(saved.data.index[part]);
     const rebuilt = searchCatalog(demo.tools, direct as never);
-    const queries = ["demo-short", "demo-zh"].flatMap((f) => readFileSync(join(ROOT, `test/bench/queries/${f}.jsonl`), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { query: string }).query));
+    const queries = ["demo-short", "demo-zh"].flatMap((f) =>
+      readFileSync(join(ROOT, `test/bench/queries/${f}.jsonl`), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as { query: string }).query),
+    );
     expect(queries.length).toBe(302);
     for (const q of queries) expect(rankNames(rebuilt, q, 10), q).toEqual(rankNames(demo, q, 10));
   });
@@ -73,16 +88,26 @@ describe("planClientTools", () => {
     // in the client's order: demo tools are sorted by exposed name, github before memory
     expect(plan.kept).toEqual(["create_issue", "read_graph", "mcp__memory__search_nodes"]);
     expect(plan.deferred).toBe(192 - 3);
-    expect(plan.reason).toMatch(/^189 of 192 client tools deferred: deferrable tools \(\d+ tokens\) exceed 10% of gpt-4o's 128000-token context \(estimated tokens\)$/);
+    expect(plan.reason).toMatch(
+      /^189 of 192 client tools deferred: deferrable tools \(\d+ tokens\) exceed 10% of gpt-4o's 128000-token context \(estimated tokens\)$/,
+    );
     const lines = plan.section.split("\n");
     expect(lines[0]).toBe(CLIENT_SECTION_HEADER.trim());
-    expect(lines.slice(1, -1)).toEqual(declared.map((t) => t.function.name).filter((n) => !plan.kept.includes(n)).sort());
+    expect(lines.slice(1, -1)).toEqual(
+      declared
+        .map((t) => t.function.name)
+        .filter((n) => !plan.kept.includes(n))
+        .sort(),
+    );
     // byte-stable: the same tools in the same order give the same plan
     expect(planClientTools(await clientToolSet(set.tools), ["read_graph"], ctx({ profile: "support" }))).toEqual(plan);
   });
 
   it("brings the deferred-tools header when the catalog side lists nothing, and leaves catalog names to the catalog's list", async () => {
-    const set = await clientToolSet([...declared.slice(0, 150), openaiTool(toolDefinition(demo.byName.get("mcp__github__create_issue")!)) as OpenAITool]);
+    const set = await clientToolSet([
+      ...declared.slice(0, 150),
+      openaiTool(toolDefinition(demo.byName.get("mcp__github__create_issue")!)) as OpenAITool,
+    ]);
     const alone = planClientTools(set, [], ctx({ catalogSection: "", catalogLoaded: [] }));
     expect(alone.section.startsWith(listingHeader("names"))).toBe(true);
     expect(alone.section).not.toContain("mcp__github__create_issue\n");
@@ -92,7 +117,12 @@ describe("planClientTools", () => {
   it("keeps everything below the threshold, for sub-agent profiles, with deferral off, and for models that cannot search", async () => {
     const few = await clientToolSet(declared.slice(0, 5));
     const all = await clientToolSet(declared);
-    for (const [set, over] of [[few, {}], [all, { profile: "sub" }], [all, { deferral: "off" }], [all, { model: "gpt-4.1-nano" }]] as const) {
+    for (const [set, over] of [
+      [few, {}],
+      [all, { profile: "sub" }],
+      [all, { deferral: "off" }],
+      [all, { model: "gpt-4.1-nano" }],
+    ] as const) {
       const plan = planClientTools(set, [], ctx(over));
       expect(plan).toMatchObject({ deferred: 0, section: "", kept: set.tools.map((t) => t.function.name) });
       expect(plan.reason).toMatch(/^all \d+ client tools loaded: /);
@@ -102,7 +132,14 @@ describe("planClientTools", () => {
 
 describe("one search over client and catalog tools", () => {
   it("ranks client tools with the catalog's ranking and merges both; select: resolves the client's first", async () => {
-    const mine: OpenAITool = { type: "function", function: { name: "mcp__github__create_issue", description: "File a ticket in the CLIENT's tracker", parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] } } };
+    const mine: OpenAITool = {
+      type: "function",
+      function: {
+        name: "mcp__github__create_issue",
+        description: "File a ticket in the CLIENT's tracker",
+        parameters: { type: "object", properties: { summary: { type: "string" } }, required: ["summary"] },
+      },
+    };
     const set = await clientToolSet([...declared.slice(0, 40), mine]);
     const union = withClientTools(demo, set);
     const top = runSearch(union, parseQuery("navigate browser page", undefined), 5);
@@ -119,7 +156,10 @@ describe("one search over client and catalog tools", () => {
       ["mcp__memory__read_graph", demo.byName.get("mcp__memory__read_graph")!.description.slice(0, 20)],
     ]);
     const byWords = runSearch(union, parseQuery("ticket tracker", undefined), 3);
-    expect(byWords.kind === "keywords" && byWords.matches[0]).toMatchObject({ name: "mcp__github__create_issue", description: "File a ticket in the CLIENT's tracker" });
+    expect(byWords.kind === "keywords" && byWords.matches[0]).toMatchObject({
+      name: "mcp__github__create_issue",
+      description: "File a ticket in the CLIENT's tracker",
+    });
     expect(closestNames(union, "navigate_pag")).toContain("navigate_page");
   });
 });
@@ -136,10 +176,17 @@ describe("argument checks on client schemas", () => {
 describe("client tool cache", () => {
   it("indexes equal tools once (key order does not matter) and stays within its bytes as sets come and go", async () => {
     const a = await clientToolSet(declared.slice(0, 30));
-    const reordered = declared.slice(0, 30).map((t) => ({ function: { parameters: t.function.parameters, name: t.function.name, description: t.function.description }, type: "function" }) as OpenAITool);
+    const reordered = declared.slice(0, 30).map(
+      (t) =>
+        ({
+          function: { parameters: t.function.parameters, name: t.function.name, description: t.function.description },
+          type: "function",
+        }) as OpenAITool,
+    );
     expect(await clientToolSet(reordered)).toBe(a);
     // distinct sets of 191 tools each, until twice the budget was built
-    const version = (i: number) => declared.map((t) => ({ ...t, function: { ...t.function, description: `${t.function.description} v${i}` } }));
+    const version = (i: number) =>
+      declared.map((t) => ({ ...t, function: { ...t.function, description: `${t.function.description} v${i}` } }));
     const built = [await clientToolSet(version(0))];
     while (built.length * built[0]!.bytes < 2 * CLIENT_TOOL_CACHE_BYTES) {
       built.push(await clientToolSet(version(built.length)));

@@ -15,7 +15,9 @@ import { ROOT } from "./helpers.ts";
 
 describe("canonicalJson", () => {
   it("sorts keys at every depth, drops undefined members and has no whitespace", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: undefined, x: "é" }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"x":"é","z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: undefined, x: "é" }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"x":"é","z":1}]},"b":1}',
+    );
   });
   it("gives equal bytes for equal values built in different key orders", () => {
     expect(canonicalJson({ x: 1, y: [1, 2] })).toBe(canonicalJson(JSON.parse('{"y":[1,2],"x":1}')));
@@ -73,10 +75,18 @@ describe("search text and index", () => {
     }));
     const saved = JSON.parse(JSON.stringify(buildIndex(tools)));
     const db = restoreIndex(saved, tools);
-    const ranked = rankKeywords(searchCatalog(tools.map((t) => ({ ...t, tokens: { definition: 1, name: 1, short: 1 } })), db), ["screenshot"]);
+    const ranked = rankKeywords(
+      searchCatalog(
+        tools.map((t) => ({ ...t, tokens: { definition: 1, name: 1, short: 1 } })),
+        db,
+      ),
+      ["screenshot"],
+    );
     expect([...ranked.keys()]).toEqual(["mcp__t__take_screenshot"]);
     expect(() => restoreIndex(saved, tools.slice(1))).toThrow("index holds 3 documents for 2 tools");
-    expect(() => restoreIndex(saved, [tools[1]!, tools[0]!, tools[2]!])).toThrow('index document 1 does not match tool "mcp__t__list_pull_requests"');
+    expect(() => restoreIndex(saved, [tools[1]!, tools[0]!, tools[2]!])).toThrow(
+      'index document 1 does not match tool "mcp__t__list_pull_requests"',
+    );
   });
 });
 
@@ -87,7 +97,14 @@ describe("query expansion", () => {
       ["create_pull_request", "Open a pull request"],
       ["list_directory", "List a folder"],
       ["create_repo_webhook", "Add a webhook to a repo"],
-    ].map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1, short: 1 } }));
+    ].map(([n, d]) => ({
+      name: `mcp__t__${n}`,
+      server: "t",
+      originalName: n!,
+      description: d!,
+      inputSchema: { type: "object" },
+      tokens: { definition: 1, name: 1, short: 1 },
+    }));
     const cat = searchCatalog(tools, restoreIndex(JSON.parse(JSON.stringify(buildIndex(tools))), tools));
     expect(rankNames(cat, "create PR", 1)).toEqual(["mcp__t__create_pull_request"]);
     expect(rankNames(cat, "list dir", 1)).toEqual(["mcp__t__list_directory"]);
@@ -98,7 +115,14 @@ describe("query expansion", () => {
 
 /** A searchable catalog of [name, description] pairs on one server. */
 function miniCatalog(pairs: string[][]) {
-  const tools = pairs.map(([n, d]) => ({ name: `mcp__t__${n}`, server: "t", originalName: n!, description: d!, inputSchema: { type: "object" }, tokens: { definition: 1, name: 1, short: 1 } }));
+  const tools = pairs.map(([n, d]) => ({
+    name: `mcp__t__${n}`,
+    server: "t",
+    originalName: n!,
+    description: d!,
+    inputSchema: { type: "object" },
+    tokens: { definition: 1, name: 1, short: 1 },
+  }));
   return searchCatalog(tools, restoreIndex(JSON.parse(JSON.stringify(buildIndex(tools))), tools));
 }
 
@@ -111,7 +135,9 @@ describe("words", () => {
   });
 
   it("folds plurals only (Harman's S rules), not 'news', '-ss', '-us', '-is'", () => {
-    const folded = ["entities", "commits", "files", "shoes", "indexes", "news", "class", "status", "analysis", "v2s", "get"].map(foldPlural);
+    const folded = ["entities", "commits", "files", "shoes", "indexes", "news", "class", "status", "analysis", "v2s", "get"].map(
+      foldPlural,
+    );
     expect(folded).toEqual(["entity", "commit", "file", "shoe", "indexe", "news", "class", "status", "analysis", "v2s", "get"]);
     expect(tokenize("list_commits")).toEqual(["list", "commit"]);
   });
@@ -130,7 +156,10 @@ describe("glossary", () => {
   it("finds the longest Chinese term at each position and gives its English", () => {
     expect(translateTerms("创建拉取请求", CJK_RUN)).toEqual({ words: ["create", "pull request"], alternatives: [] });
     // 数据库 (database), not 数据 (data) + 库 (library); 的/中 start no entry and are skipped
-    expect(translateTerms("删除数据库中的集合", CJK_RUN)).toEqual({ words: ["delete", "database", "collection"], alternatives: ["remove"] });
+    expect(translateTerms("删除数据库中的集合", CJK_RUN)).toEqual({
+      words: ["delete", "database", "collection"],
+      alternatives: ["remove"],
+    });
     expect(translateTerms("no chinese here", CJK_RUN)).toEqual({ words: [], alternatives: [] });
   });
 
@@ -151,7 +180,10 @@ describe("glossary", () => {
 
 describe("ranking", () => {
   it("a plural in the tool's name still matches ('commit history' -> list_commits)", () => {
-    const cat = miniCatalog([["list_commits", "Get list of commits of a branch"], ["push_files", "Push files in a single commit"]]);
+    const cat = miniCatalog([
+      ["list_commits", "Get list of commits of a branch"],
+      ["push_files", "Push files in a single commit"],
+    ]);
     expect(rankNames(cat, "commit history", 1)).toEqual(["mcp__t__list_commits"]);
   });
 

@@ -25,7 +25,11 @@ describe("SERVERS", () => {
 
   it("reads the wrangler.toml table and the same JSON as a string alike", () => {
     expect([...parseServers(JSON.stringify(table))]).toEqual([...parseServers(table)]);
-    expect(parseServers(table).get("github")).toEqual({ url: "https://mcp.example.com/mcp", headers: { authorization: "Bearer ${GITHUB_TOKEN}" }, timeoutMs: 5000 });
+    expect(parseServers(table).get("github")).toEqual({
+      url: "https://mcp.example.com/mcp",
+      headers: { authorization: "Bearer ${GITHUB_TOKEN}" },
+      timeoutMs: 5000,
+    });
     expect(parseServers({ a: { url: "http://127.0.0.1:1/mcp" } }).get("a")!.timeoutMs).toBe(30_000);
     expect(parseServers(undefined).size).toBe(0);
   });
@@ -42,9 +46,16 @@ describe("SERVERS", () => {
 
   it("resolves ${NAME} from the secrets at call time; a missing one is named, never its value", () => {
     const server = parseServers(table).get("github")!;
-    expect(resolveHeaders("github", server, (n) => ({ GITHUB_TOKEN: "ghp_secret_value" })[n])).toEqual({ headers: { authorization: "Bearer ghp_secret_value" }, secrets: ["ghp_secret_value"] });
-    expect(() => resolveHeaders("github", server, () => undefined)).toThrow("SERVERS: github.headers.authorization uses the secret GITHUB_TOKEN, which is not set (wrangler secret put GITHUB_TOKEN)");
-    expect(redact("got Bearer ghp_secret_value twice: ghp_secret_value", ["ghp_secret_value"])).toBe("got Bearer [redacted] twice: [redacted]");
+    expect(resolveHeaders("github", server, (n) => ({ GITHUB_TOKEN: "ghp_secret_value" })[n])).toEqual({
+      headers: { authorization: "Bearer ghp_secret_value" },
+      secrets: ["ghp_secret_value"],
+    });
+    expect(() => resolveHeaders("github", server, () => undefined)).toThrow(
+      "SERVERS: github.headers.authorization uses the secret GITHUB_TOKEN, which is not set (wrangler secret put GITHUB_TOKEN)",
+    );
+    expect(redact("got Bearer ghp_secret_value twice: ghp_secret_value", ["ghp_secret_value"])).toBe(
+      "got Bearer [redacted] twice: [redacted]",
+    );
   });
 });
 
@@ -54,7 +65,13 @@ describe("access rules", () => {
     default: { deny: ["server:billing"], denyAnnotations: { destructiveHint: true } },
     tenants: { ops: { allow: ["mcp__db__*"] }, readers: { requireAnnotations: { readOnlyHint: true } } },
   };
-  const tools = [tool("mcp__db__query", "db", { readOnlyHint: true }), tool("mcp__db__drop_table", "db", { readOnlyHint: false, destructiveHint: true }), tool("mcp__db__insert", "db", { readOnlyHint: false, destructiveHint: false }), tool("mcp__billing__refund", "billing", { readOnlyHint: false, destructiveHint: false }), tool("mcp__web__fetch", "web")];
+  const tools = [
+    tool("mcp__db__query", "db", { readOnlyHint: true }),
+    tool("mcp__db__drop_table", "db", { readOnlyHint: false, destructiveHint: true }),
+    tool("mcp__db__insert", "db", { readOnlyHint: false, destructiveHint: false }),
+    tool("mcp__billing__refund", "billing", { readOnlyHint: false, destructiveHint: false }),
+    tool("mcp__web__fetch", "web"),
+  ];
 
   it("a tenant with its own rules uses them instead of the default; disabled applies to all", () => {
     const allowed = (tenant: string) => tools.filter((t) => checkAccess(accessFor(config, tenant), t).allowed).map((t) => t.name);
@@ -62,8 +79,14 @@ describe("access rules", () => {
     expect(allowed("anyone")).toEqual(["mcp__db__query", "mcp__db__insert"]);
     expect(allowed("ops")).toEqual(["mcp__db__query", "mcp__db__insert"]);
     expect(allowed("readers")).toEqual(["mcp__db__query"]);
-    expect(checkAccess(accessFor(config, "ops"), tools[3]!)).toEqual({ allowed: false, reason: "not allowed for tenant ops (allow: mcp__db__*)" });
-    expect(checkAccess(accessFor(config, "ops"), tools[1]!)).toEqual({ allowed: false, reason: "disabled globally (POLICY.access.disabled: mcp__db__drop_*)" });
+    expect(checkAccess(accessFor(config, "ops"), tools[3]!)).toEqual({
+      allowed: false,
+      reason: "not allowed for tenant ops (allow: mcp__db__*)",
+    });
+    expect(checkAccess(accessFor(config, "ops"), tools[1]!)).toEqual({
+      allowed: false,
+      reason: "disabled globally (POLICY.access.disabled: mcp__db__drop_*)",
+    });
   });
 
   it("no rules: every tool, and the view names no candidates", () => {
@@ -73,7 +96,9 @@ describe("access rules", () => {
 
   it("refuses rules it does not know", () => {
     expect(() => accessFor({ default: { allowOnly: ["x"] } } as never, "t")).toThrow("POLICY.access: default.allowOnly is not a rule");
-    expect(() => accessFor({ tenants: { t: { denyAnnotations: { dangerous: true } } } } as never, "t")).toThrow(/tenants\.t\.denyAnnotations\.dangerous must be one of readOnlyHint/);
+    expect(() => accessFor({ tenants: { t: { denyAnnotations: { dangerous: true } } } } as never, "t")).toThrow(
+      /tenants\.t\.denyAnnotations\.dangerous must be one of readOnlyHint/,
+    );
   });
 });
 
@@ -81,21 +106,36 @@ describe("results", () => {
   it("a result within the cap is untouched; a larger one fits the cap and says what was cut", () => {
     const small = { content: [{ type: "text", text: "ok" }] };
     expect(capResult(small, 1000)).toEqual({ result: small, bytes: byteSize(small), capped: false });
-    const big = { content: [{ type: "text", text: "é".repeat(50_000) }, { type: "image", data: "A".repeat(10_000), mimeType: "image/png" }], structuredContent: { rows: "x".repeat(20_000) } };
+    const big = {
+      content: [
+        { type: "text", text: "é".repeat(50_000) },
+        { type: "image", data: "A".repeat(10_000), mimeType: "image/png" },
+      ],
+      structuredContent: { rows: "x".repeat(20_000) },
+    };
     const { result, capped } = capResult(big, 8192);
     expect(capped).toBe(true);
     expect(byteSize(result)).toBeLessThanOrEqual(8192);
     expect(result.structuredContent).toBeUndefined();
     expect((result.content[0]!.text as string).endsWith("é")).toBe(true); // no half character
-    expect(result.content.at(-1)!.text).toMatch(/^\[toolsearch: result capped: the server sent \d+ bytes, the limit is 8192; 2 content block\(s\) cut or dropped, structuredContent dropped\]$/);
+    expect(result.content.at(-1)!.text).toMatch(
+      /^\[toolsearch: result capped: the server sent \d+ bytes, the limit is 8192; 2 content block\(s\) cut or dropped, structuredContent dropped\]$/,
+    );
   });
 
   it("renders content blocks as the text of a chat tool message", () => {
     const text = resultText({
       isError: true,
-      content: [{ type: "text", text: "first" }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "resource", resource: { uri: "file:///a.txt", text: "inside" } }, { type: "resource_link", uri: "file:///b", name: "b" }],
+      content: [
+        { type: "text", text: "first" },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+        { type: "resource", resource: { uri: "file:///a.txt", text: "inside" } },
+        { type: "resource_link", uri: "file:///b", name: "b" },
+      ],
     });
-    expect(text).toBe("Error: first\n[image image/png, 4 base64 characters]\n[resource file:///a.txt]\ninside\n[resource link file:///b (b)]");
+    expect(text).toBe(
+      "Error: first\n[image image/png, 4 base64 characters]\n[resource file:///a.txt]\ninside\n[resource link file:///b (b)]",
+    );
     expect(resultText({ content: [], structuredContent: { total: 3 } })).toBe('{"total":3}');
     expect(resultText({ content: [{ type: "text", text: "abcdef" }] }, 4)).toBe("abcd\n[toolsearch: result cut to 4 of 6 characters]");
   });
@@ -103,7 +143,12 @@ describe("results", () => {
 
 describe("audit queries", () => {
   it("reads filters and refuses bad ones with the parameter's name", () => {
-    expect(parseAuditQuery(new URLSearchParams("tool=mcp__a__b&outcome=timeout&since=2026-01-01T00:00:00Z&limit=20"))).toEqual({ tool: "mcp__a__b", outcome: "timeout", since: Date.parse("2026-01-01T00:00:00Z"), limit: 20 });
+    expect(parseAuditQuery(new URLSearchParams("tool=mcp__a__b&outcome=timeout&since=2026-01-01T00:00:00Z&limit=20"))).toEqual({
+      tool: "mcp__a__b",
+      outcome: "timeout",
+      since: Date.parse("2026-01-01T00:00:00Z"),
+      limit: 20,
+    });
     expect(() => parseAuditQuery(new URLSearchParams("session=nope"))).toThrow("session: must be a session id");
   });
 });
@@ -112,15 +157,32 @@ describe("the agent loop's budgets", () => {
   const tools = [tool("mcp__fx__add", "fx")];
   const cat = searchCatalog(tools, {} as never);
   const session = { mode: "full" as const, activation: "inject" as const, systemSection: "", coreTools: ["mcp__fx__add"], activations: [] };
-  const callAdd = (i: number): ModelTurn => ({ message: { role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "mcp__fx__add", arguments: '{"n":1}' } }] }, finishReason: "tool_calls" });
+  const callAdd = (i: number): ModelTurn => ({
+    message: {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: `c${i}`, type: "function", function: { name: "mcp__fx__add", arguments: '{"n":1}' } }],
+    },
+    finishReason: "tool_calls",
+  });
 
   it("edge rounds have their own limit; the last allowed call gets tool_choice none", async () => {
     const choices: unknown[] = [];
     let executed = 0;
     const result = await runAgent(
-      { catalog: cat, session, clientTools: [], messages: [{ role: "user", content: "add" }], maxHops: 1, edge: { servers: new Set(["fx"]), maxRounds: 3 } },
       {
-        callModel: async (r) => (choices.push(r.toolChoice), r.toolChoice === "none" ? { message: { role: "assistant", content: "done" }, finishReason: "stop" } : callAdd(choices.length)),
+        catalog: cat,
+        session,
+        clientTools: [],
+        messages: [{ role: "user", content: "add" }],
+        maxHops: 1,
+        edge: { servers: new Set(["fx"]), maxRounds: 3 },
+      },
+      {
+        callModel: async (r) => (
+          choices.push(r.toolChoice),
+          r.toolChoice === "none" ? { message: { role: "assistant", content: "done" }, finishReason: "stop" } : callAdd(choices.length)
+        ),
         activate: async () => ({ loaded: [], alreadyLoaded: [], activations: [] }),
         execute: async () => `total: ${++executed}`,
       },

@@ -33,7 +33,13 @@ async function startWorker(): Promise<DevServer> {
     env: "test",
     persistTo: state,
     envFile,
-    vars: { CATALOG: "edge@1.0.0.json", SERVERS: serversVar(servers), OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key", API_KEYS: JSON.stringify({ [KEY]: "edge-tests" }) },
+    vars: {
+      CATALOG: "edge@1.0.0.json",
+      SERVERS: serversVar(servers),
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: "test-key",
+      API_KEYS: JSON.stringify({ [KEY]: "edge-tests" }),
+    },
   });
 }
 
@@ -65,7 +71,9 @@ describe("edge calls in wrangler dev", () => {
     const s = (await api("POST", "/v1/sessions", { model: "gpt-4o", deferral: "on" })).body;
     const echo = await api("POST", `/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { arguments: { message: "from the edge" } });
     expect(echo).toEqual({ status: 200, body: { content: [{ type: "text", text: "Echo: from the edge" }] } });
-    const structured = await api("POST", `/v1/sessions/${s.id}/tools/mcp__everything__get-structured-content/call`, { arguments: { location: "Chicago" } });
+    const structured = await api("POST", `/v1/sessions/${s.id}/tools/mcp__everything__get-structured-content/call`, {
+      arguments: { location: "Chicago" },
+    });
     expect(structured.body.structuredContent).toMatchObject({ temperature: expect.any(Number), conditions: expect.any(String) });
     const legacy = await api("POST", `/v1/sessions/${s.id}/tools/mcp__legacy__echo/call`, { arguments: { message: "over SSE" } });
     expect(legacy.body).toEqual({ content: [{ type: "text", text: "Echo: over SSE" }] });
@@ -86,7 +94,10 @@ describe("the agent endpoint with execution: edge", () => {
   async function turn(text: string, headers: Record<string, string> = {}) {
     history.push({ role: "user", content: text });
     const { data, response } = await client()
-      .chat.completions.create({ model: "gpt-4o", messages: history }, { headers: { ...(session ? { "x-toolsearch-session": session } : {}), ...headers } })
+      .chat.completions.create(
+        { model: "gpt-4o", messages: history },
+        { headers: { ...(session ? { "x-toolsearch-session": session } : {}), ...headers } },
+      )
       .withResponse();
     responses.push(JSON.stringify(data));
     session ||= response.headers.get("x-toolsearch-session")!;
@@ -97,12 +108,19 @@ describe("the agent endpoint with execution: edge", () => {
 
   it("x-toolsearch-execution: edge makes a session whose catalog calls the Worker runs", async () => {
     const { data, response } = await client()
-      .chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "echo a message" }] }, { headers: { "x-toolsearch-execution": "edge" } })
+      .chat.completions.create(
+        { model: "gpt-4o", messages: [{ role: "user", content: "echo a message" }] },
+        { headers: { "x-toolsearch-execution": "edge" } },
+      )
       .withResponse();
     expect(data.choices[0]!.message.content).toBe("Done with mcp__everything__echo: Echo: example");
     const id = response.headers.get("x-toolsearch-session")!;
     expect((await api("GET", `/v1/sessions/${id}`)).body).toMatchObject({ mode: "full", execution: "edge" });
-    const clash = await fetch(`${dev.url}/v1/chat/completions`, { method: "POST", headers: { ...AUTH, "x-toolsearch-session": id, "x-toolsearch-execution": "client" }, body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }) });
+    const clash = await fetch(`${dev.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...AUTH, "x-toolsearch-session": id, "x-toolsearch-execution": "client" },
+      body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }),
+    });
     expect(clash.status).toBe(409);
   });
 
@@ -135,7 +153,9 @@ describe("the agent endpoint with execution: edge", () => {
 
   it("audits every search, activation and call, in the session and in D1", async () => {
     const own = (await api("GET", `/v1/sessions/${session}/audit`)).body.events as Json[];
-    expect(own.filter((e) => e.type === "call").map((e) => [e.tool, e.outcome, e.via])).toEqual(Array(3).fill(["mcp__fixture__counter_add", "ok", "chat"]));
+    expect(own.filter((e) => e.type === "call").map((e) => [e.tool, e.outcome, e.via])).toEqual(
+      Array(3).fill(["mcp__fixture__counter_add", "ok", "chat"]),
+    );
     expect(own.filter((e) => e.type === "search")).toHaveLength(1);
     expect(own.filter((e) => e.type === "activation").map((e) => e.tool)).toEqual(["mcp__fixture__counter_add"]);
     let d1: Json[] = [];
@@ -152,7 +172,13 @@ describe("the agent endpoint with execution: edge", () => {
     // no custom fetch, no session header: execution comes from a header set once on the provider
     const model = createOpenAI({ baseURL: `${dev.url}/v1`, apiKey: KEY, headers: { "x-toolsearch-execution": "edge" } }).chat("gpt-4o");
     const ran: string[] = [];
-    const tools = { note: tool({ description: "Write a note in the client's notebook.", inputSchema: jsonSchema({ type: "object", properties: { text: { type: "string" } } }), execute: async () => (ran.push("note"), "noted") }) };
+    const tools = {
+      note: tool({
+        description: "Write a note in the client's notebook.",
+        inputSchema: jsonSchema({ type: "object", properties: { text: { type: "string" } } }),
+        execute: async () => (ran.push("note"), "noted"),
+      }),
+    };
     const system = "You are a helpful agent (AI SDK, edge execution).";
     const messages: ModelMessage[] = [{ role: "user", content: "add one to the counter with the ai sdk" }];
     const first = await generateText({ model, system, messages, tools, stopWhen: stepCountIs(5) });
@@ -184,6 +210,7 @@ describe("secrets", () => {
     };
     await walk(state);
     expect(files.some((f) => f.endsWith(".sqlite"))).toBe(true);
-    for (const f of [...files, join(ROOT, "test/worker/catalogs/edge@1.0.0.json")]) expect((await readFile(f)).includes(EDGE_TOKEN), f).toBe(false);
+    for (const f of [...files, join(ROOT, "test/worker/catalogs/edge@1.0.0.json")])
+      expect((await readFile(f)).includes(EDGE_TOKEN), f).toBe(false);
   });
 });

@@ -19,7 +19,12 @@ const tool = (server: string, name: string, description: string, props: Record<s
   tokens: { definition: 10, name: 3, short: 2 },
 });
 
-const tools = [tool("gh", "create_issue", "Open a new issue"), tool("gh", "list_issues", "List issues"), tool("web", "fetch_page", "Download a web page"), tool("fs", "read_file", "Read a file")];
+const tools = [
+  tool("gh", "create_issue", "Open a new issue"),
+  tool("gh", "list_issues", "List issues"),
+  tool("web", "fetch_page", "Download a web page"),
+  tool("fs", "read_file", "Read a file"),
+];
 const byRef = resolveGold([], tools);
 
 describe("metrics", () => {
@@ -31,7 +36,12 @@ describe("metrics", () => {
   };
   const queries: EvalQuery[] = [
     { id: "1", query: "q1", gold: ["gh/create_issue"] },
-    { id: "2", query: "q2", gold: ["web/fetch_page", "fs/read_file"], gold_groups: [["web/fetch_page"], ["fs/read_file", "gh/create_issue"]] },
+    {
+      id: "2",
+      query: "q2",
+      gold: ["web/fetch_page", "fs/read_file"],
+      gold_groups: [["web/fetch_page"], ["fs/read_file", "gh/create_issue"]],
+    },
     { id: "3", query: "q3", gold: ["web/fetch_page"] },
   ];
   const r = evaluate(queries, byRef, (q, k) => ranked[q]!.slice(0, k), [1, 2, 5]);
@@ -54,7 +64,11 @@ describe("metrics", () => {
 
 describe("baselines", () => {
   it("xcode-keyword: exact name part 12, partial name part 6, description or schema 2", () => {
-    const rank = xcodeKeyword([tool("s", "getWeather", "Forecast"), tool("s", "weatherstation_list", "Stations"), tool("s", "other", "Shows the weather", { city: {} })]);
+    const rank = xcodeKeyword([
+      tool("s", "getWeather", "Forecast"),
+      tool("s", "weatherstation_list", "Stations"),
+      tool("s", "other", "Shows the weather", { city: {} }),
+    ]);
     // "weather": exact part of getWeather (12); part of "weatherstation" (6); in description (2)
     expect(rank("weather", 3)).toEqual(["mcp__s__getWeather", "mcp__s__weatherstation_list", "mcp__s__other"]);
     // "city" appears only in the schema of `other` (2); "stations" in a description (2) and no name part
@@ -73,8 +87,12 @@ describe("eval errors", () => {
     await writeFile(join(dir, "bad.jsonl"), '{"query":"a","gold":[]}\n{oops\n');
     await expect(readQueries(join(dir, "bad.jsonl"))).rejects.toThrow(/bad\.jsonl line 2 is not valid JSON/);
     await writeFile(join(dir, "shape.jsonl"), '{"query":"a"}\n');
-    await expect(readQueries(join(dir, "shape.jsonl"))).rejects.toThrow('line 1: needs "query" (string) and "gold" (array of "<server>/<tool>")');
-    expect(() => resolveGold([{ id: "1", query: "x", gold: ["gh/create_issue", "gh/nope", "zz/top"] }], tools)).toThrow('2 gold references not in the catalog: "gh/nope", "zz/top"');
+    await expect(readQueries(join(dir, "shape.jsonl"))).rejects.toThrow(
+      'line 1: needs "query" (string) and "gold" (array of "<server>/<tool>")',
+    );
+    expect(() => resolveGold([{ id: "1", query: "x", gold: ["gh/create_issue", "gh/nope", "zz/top"] }], tools)).toThrow(
+      '2 gold references not in the catalog: "gh/nope", "zz/top"',
+    );
   });
 });
 

@@ -25,7 +25,9 @@ beforeAll(async () => {
   demo = (await readCatalogFile(join(ROOT, "catalogs", pinned))).catalog;
   const dir = await tempDir();
   for (const encoding of ["o200k_base", "cl100k_base"]) {
-    const config = await loadConfig(await writeConfig(dir, { encoding, mcpServers: { livemcpbench: { tools: join(EVAL_DATA, "livemcpbench/tools.jsonl") } } }));
+    const config = await loadConfig(
+      await writeConfig(dir, { encoding, mcpServers: { livemcpbench: { tools: join(EVAL_DATA, "livemcpbench/tools.jsonl") } } }),
+    );
     built[encoding] = (await buildCatalog(config)).catalog;
   }
 });
@@ -36,10 +38,14 @@ async function expectExact(catalog: Catalog, subsets: number) {
   const deferrable = catalog.tools.filter((t) => !t.alwaysLoad);
   const check = (tools: typeof deferrable) => {
     const entries = toolEntries(tools);
-    for (const form of LISTING_FORMS) expect(listingTokens(form, entries, servers, catalog.listing.headers), `${catalog.name} ${form} of ${tools.length}`).toBe(count(listingSection(form, entries, servers)));
+    for (const form of LISTING_FORMS)
+      expect(listingTokens(form, entries, servers, catalog.listing.headers), `${catalog.name} ${form} of ${tools.length}`).toBe(
+        count(listingSection(form, entries, servers)),
+      );
   };
   check(deferrable);
-  for (const form of LISTING_FORMS) expect(catalog.listing.sections[form]).toBe(listingTokens(form, toolEntries(deferrable), servers, catalog.listing.headers));
+  for (const form of LISTING_FORMS)
+    expect(catalog.listing.sections[form]).toBe(listingTokens(form, toolEntries(deferrable), servers, catalog.listing.headers));
   fc.assert(fc.property(fc.subarray(deferrable, { minLength: 1 }), check), { numRuns: subsets });
 }
 
@@ -53,12 +59,16 @@ describe("listing token pieces add up exactly", () => {
     const dir = await tempDir();
     const tool = (name: string) => ({ name, description: "d", inputSchema: { type: "object" } });
     await writeFile(join(dir, "tools.json"), JSON.stringify([tool("export-"), tool("plain"), tool("x-y-")]));
-    const { catalog, warnings } = await buildCatalog(parseConfig({ name: "t", version: "1.0.0", mcpServers: { s: { tools: "tools.json" } } }, dir));
+    const { catalog, warnings } = await buildCatalog(
+      parseConfig({ name: "t", version: "1.0.0", mcpServers: { s: { tools: "tools.json" } } }, dir),
+    );
     const count = await tokenCounter(catalog.build.encoding);
     const real = count(listingSection("grouped", toolEntries(catalog.tools), serverEntries(catalog.servers)));
     expect(catalog.listing.sections.grouped - real).toBeGreaterThan(0);
     expect(catalog.listing.sections.grouped - real).toBeLessThanOrEqual(2);
-    expect(warnings).toEqual([`the grouped listing is ${real} tokens; its stored pieces add up to ${catalog.listing.sections.grouped} (a short name ending in punctuation)`]);
+    expect(warnings).toEqual([
+      `the grouped listing is ${real} tokens; its stored pieces add up to ${catalog.listing.sections.grouped} (a short name ending in punctuation)`,
+    ]);
   });
 });
 
@@ -72,7 +82,8 @@ describe("the demo catalog against the targets", () => {
   });
 
   it("auto keeps names for the demo catalog under a 128k window, and drops them where they do not fit", () => {
-    const pick = (window: number) => chooseListing("auto", demo.listing.sections, listingBudget(DEFAULT_POLICY, { model: "x", contextWindow: window })).form;
+    const pick = (window: number) =>
+      chooseListing("auto", demo.listing.sections, listingBudget(DEFAULT_POLICY, { model: "x", contextWindow: window })).form;
     expect(pick(128_000)).toBe("names");
     expect(pick(32_000)).toBe("servers");
     expect(pick(8_000)).toBe("none");
@@ -81,7 +92,12 @@ describe("the demo catalog against the targets", () => {
 
 describe("listing budget", () => {
   it("is floor(window x share), exact for shares that floats cannot hold", () => {
-    for (const [window, share, tokens] of [[8350, 0.02, 167], [128_000, 0.02, 2560], [100_000, 0.07, 7000], [1000, 0.001, 1]] as const) {
+    for (const [window, share, tokens] of [
+      [8350, 0.02, 167],
+      [128_000, 0.02, 2560],
+      [100_000, 0.07, 7000],
+      [1000, 0.001, 1],
+    ] as const) {
       expect(listingBudget({ ...DEFAULT_POLICY, listingBudget: share }, { model: "gpt-4o", contextWindow: window }).tokens).toBe(tokens);
     }
   });

@@ -19,7 +19,10 @@ let dev: DevServer;
 
 beforeAll(async () => {
   servers = await startEdgeServers();
-  dev = await startWranglerDev({ persistTo: await tempDir("toolsearch-mcp-"), vars: { SERVERS: JSON.stringify({ everything: { url: servers.everything } }) } });
+  dev = await startWranglerDev({
+    persistTo: await tempDir("toolsearch-mcp-"),
+    vars: { SERVERS: JSON.stringify({ everything: { url: servers.everything } }) },
+  });
 }, 120_000);
 afterAll(async () => {
   await dev?.stop();
@@ -61,7 +64,13 @@ describe("MCP gateway through wrangler dev, SDK client", () => {
     await transport.terminateSession();
     const gone = await fetch(`${dev.url}/mcp`, {
       method: "POST",
-      headers: { ...DEV_AUTH, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+      headers: {
+        ...DEV_AUTH,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": id,
+        "mcp-protocol-version": "2025-11-25",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(gone.status).toBe(404);
@@ -74,7 +83,11 @@ const INSPECTOR = join(ROOT, "node_modules/@modelcontextprotocol/inspector/clien
 
 /** The MCP Inspector's CLI mode (its own client, the v2 SDK): one process, one session per call. */
 async function inspector(query: string, ...args: string[]) {
-  const { stdout } = await run(process.execPath, [INSPECTOR, "--cli", `${dev.url}/mcp?${query}`, "--header", `Authorization: Bearer ${DEV_API_KEY}`, ...args], { timeout: 60_000 });
+  const { stdout } = await run(
+    process.execPath,
+    [INSPECTOR, "--cli", `${dev.url}/mcp?${query}`, "--header", `Authorization: Bearer ${DEV_API_KEY}`, ...args],
+    { timeout: 60_000 },
+  );
   return JSON.parse(stdout);
 }
 
@@ -85,10 +98,27 @@ describe("MCP gateway through wrangler dev, the MCP Inspector CLI", () => {
   });
 
   it("tools/call runs toolSearch, and (every tool listed) a tool through to server-everything", async () => {
-    const r = await inspector("deferral=on", "--method", "tools/call", "--tool-name", "toolSearch", "--tool-arg", "query=select:mcp__everything__echo");
+    const r = await inspector(
+      "deferral=on",
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "toolSearch",
+      "--tool-arg",
+      "query=select:mcp__everything__echo",
+    );
     expect(r.content[0].text).toContain("Loaded 1 tool");
     // the Inspector calls only tools it has listed, and each of its runs is a new session
-    const sum = await inspector("deferral=off", "--method", "tools/call", "--tool-name", "mcp__everything__get-sum", "--tool-arg", "a=2", "b=40");
+    const sum = await inspector(
+      "deferral=off",
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "mcp__everything__get-sum",
+      "--tool-arg",
+      "a=2",
+      "b=40",
+    );
     expect(sum.content[0].text).toBe("The sum of 2 and 40 is 42.");
   });
 });

@@ -47,12 +47,21 @@ describe("lookupModel", () => {
   });
 
   it("does not match by substring", () => {
-    for (const id of ["haiku", "my-gpt-4o-clone", "claude-haiku", "gpt-4o-audio-preview-xyz", "llama"]) expect(lookupModel(id), id).toBeNull();
+    for (const id of ["haiku", "my-gpt-4o-clone", "claude-haiku", "gpt-4o-audio-preview-xyz", "llama"])
+      expect(lookupModel(id), id).toBeNull();
   });
 
   it("deployment overrides win and can add models", () => {
-    expect(lookupModel("gpt-4o", { "gpt-4o": { contextWindow: 64_000 } })).toEqual({ family: "gpt-4o", contextWindow: 64_000, toolSearch: true });
-    expect(lookupModel("in-house-1", { "in-house-1": { contextWindow: 32_000, toolSearch: true } })).toEqual({ family: "in-house-1", contextWindow: 32_000, toolSearch: true });
+    expect(lookupModel("gpt-4o", { "gpt-4o": { contextWindow: 64_000 } })).toEqual({
+      family: "gpt-4o",
+      contextWindow: 64_000,
+      toolSearch: true,
+    });
+    expect(lookupModel("in-house-1", { "in-house-1": { contextWindow: 32_000, toolSearch: true } })).toEqual({
+      family: "in-house-1",
+      contextWindow: 32_000,
+      toolSearch: true,
+    });
   });
 });
 
@@ -60,7 +69,11 @@ describe("parseQuery", () => {
   it.each([
     ["select:a, b ,a", undefined, { kind: "select", names: ["a", "b"] }],
     ["SELECT:x", undefined, { kind: "select", names: ["x"] }],
-    ["create issue +github", undefined, { kind: "keywords", terms: ["create", "issue", "github"], required: ["github"], server: undefined }],
+    [
+      "create issue +github",
+      undefined,
+      { kind: "keywords", terms: ["create", "issue", "github"], required: ["github"], server: undefined },
+    ],
     ["mcp__github list", 3, { kind: "keywords", terms: ["list"], required: [], server: "github" }],
     ["mcp__chrome-devtools__", undefined, { kind: "browse", server: "chrome-devtools", page: 1, pageSize: 20 }],
     ["mcp__github page:3", 5, { kind: "browse", server: "github", page: 3, pageSize: 5 }],

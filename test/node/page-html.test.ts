@@ -15,11 +15,18 @@ import { ROOT, tempDir } from "./helpers.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const DEMO = join(ROOT, "catalogs", (await readdir(join(ROOT, "catalogs"))).find((f) => /^demo@.*\.json$/.test(f))!);
+const DEMO = join(
+  ROOT,
+  "catalogs",
+  (await readdir(join(ROOT, "catalogs"))).find((f) => /^demo@.*\.json$/.test(f))!,
+);
 
 async function cli(cwd: string, ...args: string[]) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, "cli/index.ts"), ...args], { cwd, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, "cli/index.ts"), ...args], {
+      cwd,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -29,15 +36,24 @@ async function cli(cwd: string, ...args: string[]) {
 
 /** Two versions of a small catalog from recorded tools (one tool removed, one added), and their stats. */
 async function twoCatalogs(dir: string): Promise<Array<{ file: string; stats: CatalogStats }>> {
-  const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object", properties: { id: { type: "string" } } } });
+  const tool = (name: string, description: string) => ({
+    name,
+    description,
+    inputSchema: { type: "object", properties: { id: { type: "string" } } },
+  });
   const build = async (version: string, tools: unknown[]) => {
     await writeFile(join(dir, `${version}.tools.json`), JSON.stringify({ tools }));
-    const { text, catalog } = await buildCatalog(parseConfig({ name: "shop", version, mcpServers: { shop: { tools: `${version}.tools.json` } } }, dir));
+    const { text, catalog } = await buildCatalog(
+      parseConfig({ name: "shop", version, mcpServers: { shop: { tools: `${version}.tools.json` } } }, dir),
+    );
     const file = join(dir, `shop@${version}.json`);
     await writeFile(file, text);
     return { file, stats: await catalogStats(catalog) };
   };
-  return [await build("1.0.0", [tool("get_order", "Get an order."), tool("cancel_order", "Cancel an order.")]), await build("2.0.0", [tool("get_order", "Get an order."), tool("gift_wrap", "Wrap an order as a gift.")])];
+  return [
+    await build("1.0.0", [tool("get_order", "Get an order."), tool("cancel_order", "Cancel an order.")]),
+    await build("2.0.0", [tool("get_order", "Get an order."), tool("gift_wrap", "Wrap an order as a gift.")]),
+  ];
 }
 
 describe("--html files (no browser needed)", () => {
@@ -94,11 +110,17 @@ describe.skipIf(!browser)("--html files in headless Chromium, offline", () => {
     const stats = JSON.parse(r.stdout);
     const { page, requests, errors } = await openOffline(out);
     await page.waitForSelector(".catalog-view");
-    const shown = async (key: string) => [await page.getAttribute(`[data-total="${key}"] dd`, "data-value"), (await page.textContent(`[data-total="${key}"] dd`))!.split(" ")[0]];
+    const shown = async (key: string) => [
+      await page.getAttribute(`[data-total="${key}"] dd`, "data-value"),
+      (await page.textContent(`[data-total="${key}"] dd`))!.split(" ")[0],
+    ];
     expect(await shown("full")).toEqual([String(stats.tokens.full), stats.tokens.full.toLocaleString("en-US")]);
     expect(await shown("deferred")).toEqual([String(stats.tokens.deferred), stats.tokens.deferred.toLocaleString("en-US")]);
     for (const form of ["names", "grouped", "servers", "none"]) {
-      expect(await shown(`section-${form}`)).toEqual([String(stats.tokens.sections[form]), stats.tokens.sections[form].toLocaleString("en-US")]);
+      expect(await shown(`section-${form}`)).toEqual([
+        String(stats.tokens.sections[form]),
+        stats.tokens.sections[form].toLocaleString("en-US"),
+      ]);
     }
     expect(await shown("ratio")).toEqual([String(stats.tokens.ratio), `${(stats.tokens.ratio * 100).toFixed(1)}%`]);
     expect(await page.getAttribute("[data-label]", "data-label")).toBe(`${stats.name}@${stats.version}#${stats.hash.slice(0, 12)}`);
@@ -114,9 +136,18 @@ describe.skipIf(!browser)("--html files in headless Chromium, offline", () => {
   it("charts the 40 largest servers of a catalog with more; the servers table keeps them all", async () => {
     const dir = await tempDir();
     // server i has i + 1 tools, so the largest are the last ones
-    const rows = Array.from({ length: 45 }, (_, i) => Array.from({ length: i + 1 }, (_, j) => ({ server: `s${String(i).padStart(2, "0")}`, name: `tool_${j}`, description: `Tool ${j}.`, inputSchema: { type: "object" } }))).flat();
+    const rows = Array.from({ length: 45 }, (_, i) =>
+      Array.from({ length: i + 1 }, (_, j) => ({
+        server: `s${String(i).padStart(2, "0")}`,
+        name: `tool_${j}`,
+        description: `Tool ${j}.`,
+        inputSchema: { type: "object" },
+      })),
+    ).flat();
     await writeFile(join(dir, "tools.jsonl"), rows.map((r) => JSON.stringify(r)).join("\n"));
-    const { text } = await buildCatalog(parseConfig({ name: "many", version: "1.0.0", mcpServers: { all: { tools: "tools.jsonl" } } }, dir));
+    const { text } = await buildCatalog(
+      parseConfig({ name: "many", version: "1.0.0", mcpServers: { all: { tools: "tools.jsonl" } } }, dir),
+    );
     await writeFile(join(dir, "many.json"), text);
     const out = join(dir, "many.html");
     expect((await cli(dir, "stats", join(dir, "many.json"), "--html", out)).code).toBe(0);
@@ -144,7 +175,10 @@ describe.skipIf(!browser)("--html files in headless Chromium, offline", () => {
     expect(await page.textContent('[data-side="old"]')).toBe(d.old);
     expect(await page.textContent('[data-side="new"]')).toBe(d.new);
     const row = page.locator('.diff-totals tr[data-total="full"] td[data-value]');
-    expect(await row.evaluateAll((c) => c.map((x) => Number(x.getAttribute("data-value"))))).toEqual([v1.stats.tokens.full, v2.stats.tokens.full]);
+    expect(await row.evaluateAll((c) => c.map((x) => Number(x.getAttribute("data-value"))))).toEqual([
+      v1.stats.tokens.full,
+      v2.stats.tokens.full,
+    ]);
     expect(requests).toEqual([`file://${out}`]);
     expect(errors).toEqual([]);
   });

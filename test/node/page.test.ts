@@ -28,7 +28,10 @@ let audited = "";
 const problems: string[] = [];
 
 const api = async (path: string, body?: unknown): Promise<Json> => {
-  const init = body === undefined ? { headers: DEV_AUTH } : { method: "POST", headers: { ...DEV_AUTH, "content-type": "application/json" }, body: JSON.stringify(body) };
+  const init =
+    body === undefined
+      ? { headers: DEV_AUTH }
+      : { method: "POST", headers: { ...DEV_AUTH, "content-type": "application/json" }, body: JSON.stringify(body) };
   const res = await fetch(`${dev.url}${path}`, init);
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res.json();
@@ -54,7 +57,10 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
   beforeAll(async () => {
     [llm, everything] = await Promise.all([startScriptedLLM(), startEverything()]);
     const SERVERS = JSON.stringify({ everything: { url: everything.url, timeoutMs: 10_000 } });
-    dev = await startWranglerDev({ persistTo: await tempDir("toolsearch-page-"), vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key", SERVERS } });
+    dev = await startWranglerDev({
+      persistTo: await tempDir("toolsearch-page-"),
+      vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "test-key", SERVERS },
+    });
     page = await openPage(problems);
   }, 120_000);
 
@@ -83,17 +89,33 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
 
   it("draws the per-server chart from the API's numbers: one bar per server and series, lengths to scale", async () => {
     const info = await api("/v1/catalog");
-    const bars = await page.locator(".chart rect.bar").evaluateAll((els) => els.map((e) => ({ server: e.parentElement!.getAttribute("data-row"), series: e.getAttribute("data-series"), value: Number(e.getAttribute("data-value")), width: e.getBoundingClientRect().width })));
+    const bars = await page.locator(".chart rect.bar").evaluateAll((els) =>
+      els.map((e) => ({
+        server: e.parentElement!.getAttribute("data-row"),
+        series: e.getAttribute("data-series"),
+        value: Number(e.getAttribute("data-value")),
+        width: e.getBoundingClientRect().width,
+      })),
+    );
     expect(bars).toHaveLength(info.servers.length * 4);
-    const expected = info.servers.flatMap((s: Json) => ["full", "names", "grouped", "servers"].map((series) => ({ server: s.name, series, value: s.tokens[series] })));
+    const expected = info.servers.flatMap((s: Json) =>
+      ["full", "names", "grouped", "servers"].map((series) => ({ server: s.name, series, value: s.tokens[series] })),
+    );
     expect(bars.map(({ server, series, value }) => ({ server, series, value }))).toEqual(expected);
     // one scale: width / value is the same for every bar long enough to measure
     const widest = bars.reduce((a, b) => (b.value > a.value ? b : a));
     expect(widest.width).toBeGreaterThan(100);
-    for (const b of bars.filter((x) => x.value > 0)) expect(b.width).toBeCloseTo(Math.max((b.value / widest.value) * widest.width, widest.width / 430), 0);
+    for (const b of bars.filter((x) => x.value > 0))
+      expect(b.width).toBeCloseTo(Math.max((b.value / widest.value) * widest.width, widest.width / 430), 0);
     // each series has its own colour, the one its legend swatch shows
-    const fills = await page.locator(".chart rect.bar").evaluateAll((els) => [...new Map(els.map((e) => [e.getAttribute("data-series"), e.ownerDocument.defaultView!.getComputedStyle(e).fill])).values()]);
-    const swatches = await page.locator(".chart-figure .legend .swatch").evaluateAll((els) => els.map((e) => e.ownerDocument.defaultView!.getComputedStyle(e).backgroundColor));
+    const fills = await page
+      .locator(".chart rect.bar")
+      .evaluateAll((els) => [
+        ...new Map(els.map((e) => [e.getAttribute("data-series"), e.ownerDocument.defaultView!.getComputedStyle(e).fill])).values(),
+      ]);
+    const swatches = await page
+      .locator(".chart-figure .legend .swatch")
+      .evaluateAll((els) => els.map((e) => e.ownerDocument.defaultView!.getComputedStyle(e).backgroundColor));
     expect(fills).toEqual(swatches);
     expect(new Set(fills).size).toBe(4);
     expect(fills).not.toContain("rgb(0, 0, 0)"); // SVG's default fill: a series without a colour
@@ -108,14 +130,22 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.textContent("#tools-count")).toBe(`${github.length} of ${tools.length} tools`);
     await page.focus('#tools-table button[data-sort="definition"]');
     await page.keyboard.press("Enter");
-    const shown = await page.locator("#tools-table tbody tr").evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-tool"), Number(r.children[2]!.textContent!.replace(/,/g, ""))]));
-    const sorted = [...github].sort((a, b) => b.tokens.definition - a.tokens.definition || (a.name < b.name ? -1 : 1)).map((t) => [t.name, t.tokens.definition]);
+    const shown = await page
+      .locator("#tools-table tbody tr")
+      .evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-tool"), Number(r.children[2]!.textContent!.replace(/,/g, ""))]));
+    const sorted = [...github]
+      .sort((a, b) => b.tokens.definition - a.tokens.definition || (a.name < b.name ? -1 : 1))
+      .map((t) => [t.name, t.tokens.definition]);
     expect(shown).toEqual(sorted);
     expect(await page.getAttribute('#tools-table th:has(button[data-sort="definition"])', "aria-sort")).toBe("descending");
   });
 
   it("shows the policy decision for a typed model, as the API decides it: mode, listing form, each with its reason", async () => {
-    const cases: Array<[string, string]> = [["claude-3-haiku-20240307", ""], ["gpt-4o", ""], ["gpt-4o", "servers"]];
+    const cases: Array<[string, string]> = [
+      ["claude-3-haiku-20240307", ""],
+      ["gpt-4o", ""],
+      ["gpt-4o", "servers"],
+    ];
     for (const [model, listing] of cases) {
       const want = await api(`/v1/catalog/policy?model=${model}${listing ? `&listing=${listing}` : ""}`);
       await page.selectOption("#policy-listing", listing);
@@ -123,10 +153,15 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
       await page.press("#policy-model", "Enter");
       await expect.poll(() => page.getAttribute("#policy-result [data-mode]", "data-mode")).toBe(want.mode);
       await expect.poll(() => page.getAttribute("#policy-result [data-listing]", "data-listing")).toBe(want.listing ?? "");
-      const [modeWhy, listingWhy] = [await page.textContent("#policy-result .mode-reason"), await page.textContent("#policy-result .listing-reason")];
+      const [modeWhy, listingWhy] = [
+        await page.textContent("#policy-result .mode-reason"),
+        await page.textContent("#policy-result .listing-reason"),
+      ];
       expect(want.listing ? `${modeWhy}; ${listingWhy}` : modeWhy).toBe(want.reason);
       if (listing) expect(listingWhy).toMatch(new RegExp(`^listing "${listing}" \\(\\d+ tokens\\): requested for this session$`));
-      expect(await page.textContent("#policy-result .view-counts")).toMatch(new RegExp(`^This key's tenant sees all ${want.access.catalogTools} tools \\(access rules: default\\)`));
+      expect(await page.textContent("#policy-result .view-counts")).toMatch(
+        new RegExp(`^This key's tenant sees all ${want.access.catalogTools} tools \\(access rules: default\\)`),
+      );
     }
   });
 
@@ -166,15 +201,26 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.textContent("#prefix-hash")).toBe(prompt.prefixHash);
     expect(await page.getAttribute("#tools-bytes", "data-bytes")).toBe(String(Buffer.byteLength(canonicalJson(prompt.tools))));
     expect(await page.textContent("#system-section")).toBe(prompt.system);
-    const rows = await page.locator(".prompt-tools tbody tr").evaluateAll((r) => r.map((e) => [e.getAttribute("data-tool"), e.children[2]!.textContent]));
+    const rows = await page
+      .locator(".prompt-tools tbody tr")
+      .evaluateAll((r) => r.map((e) => [e.getAttribute("data-tool"), e.children[2]!.textContent]));
     expect(rows.at(-1)).toEqual(["mcp__github__create_issue", "activated #1"]);
     expect(rows.map((r) => r[0])).toEqual(prompt.tools.map((t: Json) => t.function.name));
   });
 
   it("opens a chat endpoint session by its x-toolsearch-session id: the hidden round is a splice, the client's tools their plan", async () => {
     const client = new OpenAI({ baseURL: `${dev.url}/v1`, apiKey: DEV_API_KEY, maxRetries: 0 });
-    const weather = { type: "function" as const, function: { name: "local_weather", description: "The weather forecast for a city.", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } };
-    const { data, response } = await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "create an issue on github" }], tools: [weather] }).withResponse();
+    const weather = {
+      type: "function" as const,
+      function: {
+        name: "local_weather",
+        description: "The weather forecast for a city.",
+        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      },
+    };
+    const { data, response } = await client.chat.completions
+      .create({ model: "gpt-4o", messages: [{ role: "user", content: "create an issue on github" }], tools: [weather] })
+      .withResponse();
     const call = data.choices[0]!.message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe("mcp__github__create_issue");
     const id = response.headers.get("x-toolsearch-session")!;
@@ -201,12 +247,20 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     const echo = await api(`/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { arguments: { message: "from the page test" } });
     expect(echo.content).toEqual([{ type: "text", text: "Echo: from the page test" }]);
     // arguments that fail the schema: refused before the server, audited as invalid_arguments
-    const bad = await fetch(`${dev.url}/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { method: "POST", headers: { ...DEV_AUTH, "content-type": "application/json" }, body: JSON.stringify({ arguments: { message: 42 } }) });
+    const bad = await fetch(`${dev.url}/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, {
+      method: "POST",
+      headers: { ...DEV_AUTH, "content-type": "application/json" },
+      body: JSON.stringify({ arguments: { message: 42 } }),
+    });
     expect(bad.status).toBe(400);
     audited = s.id;
     const all = (await api(`/v1/sessions/${s.id}/audit?limit=500`)).events as Json[];
     expect(all.length).toBeGreaterThan(25); // more than one page of the panel
-    expect(all.slice(0, 3).map((e) => [e.type, e.tool, e.outcome])).toEqual([["call", "mcp__everything__echo", "invalid_arguments"], ["call", "mcp__everything__echo", "ok"], ["activation", "mcp__everything__echo", "ok"]]);
+    expect(all.slice(0, 3).map((e) => [e.type, e.tool, e.outcome])).toEqual([
+      ["call", "mcp__everything__echo", "invalid_arguments"],
+      ["call", "mcp__everything__echo", "ok"],
+      ["activation", "mcp__everything__echo", "ok"],
+    ]);
     expect(all.filter((e) => e.type === "search")).toHaveLength(2);
 
     await page.goto(`${dev.url}/#session=${s.id}`);
@@ -214,7 +268,9 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.getAttribute('[data-fact="execution"]', "data-value")).toBe("edge");
     // the timeline tells the call's load of its tool from a toolSearch
     const activations = (await api(`/v1/sessions/${s.id}`)).activations as string[];
-    expect(await page.textContent("#timeline-heading")).toBe(`Timeline: 2 searches, 1 call that loaded its tool, ${activations.length} activations`);
+    expect(await page.textContent("#timeline-heading")).toBe(
+      `Timeline: 2 searches, 1 call that loaded its tool, ${activations.length} activations`,
+    );
     expect(await page.textContent('.timeline li[data-query="call:mcp__everything__echo"] .what')).toBe("a call of mcp__everything__echo");
     const rows = page.locator("table.audit tbody tr");
     expect(await rows.count()).toBe(25);
@@ -254,7 +310,9 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     );
     // the call's row: its arguments' digest and size, as the API computed them
     const callRow = page.locator(`table.audit tr[data-event="${all[1].id}"]`);
-    expect(await callRow.getAttribute("data-args-bytes")).toBe(String(Buffer.byteLength(JSON.stringify({ message: "from the page test" }))));
+    expect(await callRow.getAttribute("data-args-bytes")).toBe(
+      String(Buffer.byteLength(JSON.stringify({ message: "from the page test" }))),
+    );
     expect(problems).toEqual([]);
   });
 
@@ -264,9 +322,12 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     for (const view of ["catalog", "search", `session=${audited}`]) {
       await page.goto(`${dev.url}/#${view}`);
       await page.waitForSelector(ready[view] ?? "table.audit .outcome-bad");
-      const unlabeled = await page.evaluate("[...document.querySelectorAll('input, select, button')].filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim())).map((e) => e.outerHTML)");
+      const unlabeled = await page.evaluate(
+        "[...document.querySelectorAll('input, select, button')].filter((e) => !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim())).map((e) => e.outerHTML)",
+      );
       expect(unlabeled, view).toEqual([]);
-      const pairs = (await page.evaluate(`[...document.querySelectorAll('h1, h2, h3, p, td, th, dt, dd, label, small, a, button, code, .word, .state')].filter((e) => e.offsetParent !== null).map((e) => {
+      const pairs =
+        (await page.evaluate(`[...document.querySelectorAll('h1, h2, h3, p, td, th, dt, dd, label, small, a, button, code, .word, .state')].filter((e) => e.offsetParent !== null).map((e) => {
         let bg = 'rgba(0, 0, 0, 0)';
         for (let n = e; n && /rgba\\(.*, 0\\)$|transparent/.test(bg); n = n.parentElement) bg = getComputedStyle(n).backgroundColor;
         return [e.tagName + '.' + e.className, getComputedStyle(e).color, bg];
@@ -290,7 +351,9 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     const p = await openPage(errors);
     await signIn(p, "not-the-key-0000000000");
     await p.waitForSelector("#message:not([hidden])");
-    expect(await p.textContent("#message")).toMatch(/^The Worker refused this API key \(401 unauthorized\): missing or invalid API key .*Paste a key from the Worker's API_KEYS/);
+    expect(await p.textContent("#message")).toMatch(
+      /^The Worker refused this API key \(401 unauthorized\): missing or invalid API key .*Paste a key from the Worker's API_KEYS/,
+    );
     expect(await p.evaluate("sessionStorage.getItem('toolsearch.apiKey')")).toBeNull();
     expect(await p.evaluate("document.activeElement.id")).toBe("api-key");
     expect(await p.locator(".catalog-view").count()).toBe(0);
@@ -301,10 +364,13 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
 /** WCAG contrast ratio of two computed CSS colours (`rgb(...)` / `rgba(...)`, alpha ignored). */
 function contrast(fg: string, bg: string): number {
   const lum = (c: string) => {
-    const [r, g, b] = c.match(/[\d.]+/g)!.slice(0, 3).map((v) => {
-      const s = Number(v) / 255;
-      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
-    }) as [number, number, number];
+    const [r, g, b] = c
+      .match(/[\d.]+/g)!
+      .slice(0, 3)
+      .map((v) => {
+        const s = Number(v) / 255;
+        return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      }) as [number, number, number];
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   };
   const bgColor = /rgba\(.*, 0\)$/.test(bg) ? "rgb(255, 255, 255)" : bg;

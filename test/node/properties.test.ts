@@ -10,7 +10,18 @@ import { parseConfig } from "../../cli/lib/config.ts";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { verifyCatalog } from "../../worker/core/catalog.ts";
 import { ToolsearchError, type ErrorCode } from "../../worker/core/errors.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY, MAX_SELECT, parseQuery, runSearch, searchCatalog, type ParsedQuery, type SearchCatalog, type SearchOutcome } from "../../worker/core/search.ts";
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  MAX_QUERY,
+  MAX_SELECT,
+  parseQuery,
+  runSearch,
+  searchCatalog,
+  type ParsedQuery,
+  type SearchCatalog,
+  type SearchOutcome,
+} from "../../worker/core/search.ts";
 import { answerToolSearch, type ActivationResult } from "../../worker/core/tool-search.ts";
 import { ROOT } from "./helpers.ts";
 
@@ -30,29 +41,80 @@ beforeAll(async () => {
 
 // ---- arbitraries (names/servers are read lazily: the catalog loads in beforeAll) ----
 const charIn = (min: number, max: number) => fc.integer({ min, max }).map((c) => String.fromCodePoint(c));
-const control = fc.oneof(charIn(0, 0x1f), charIn(0x7f, 0x9f), fc.constantFrom("\u2028", "\u2029", "\u200b", "\ufeff", "\u00a0", "\ud800", "\udfff"));
+const control = fc.oneof(
+  charIn(0, 0x1f),
+  charIn(0x7f, 0x9f),
+  fc.constantFrom("\u2028", "\u2029", "\u200b", "\ufeff", "\u00a0", "\ud800", "\udfff"),
+);
 const cjk = fc.string({ unit: charIn(0x4e00, 0x9fff), minLength: 1, maxLength: 4 });
 const emoji = fc.constantFrom("🔍", "📁", "🐙", "👩‍💻", "🇯🇵", "✅", "🙂");
-const tricky = fc.constantFrom("constructor", "__proto__", "toString", "hasOwnProperty", "the", "a", "and", "-", "_", "__", ".", "*", "?", "\\", "$&", "[", "(", "0", "1e309", "NaN");
+const tricky = fc.constantFrom(
+  "constructor",
+  "__proto__",
+  "toString",
+  "hasOwnProperty",
+  "the",
+  "a",
+  "and",
+  "-",
+  "_",
+  "__",
+  ".",
+  "*",
+  "?",
+  "\\",
+  "$&",
+  "[",
+  "(",
+  "0",
+  "1e309",
+  "NaN",
+);
 const toolName = fc.oneof(
   fc.constant(null).chain(() => fc.constantFrom(...names)),
-  fc.constant(null).chain(() => fc.constantFrom(...names)).map((n) => n.toUpperCase()),
+  fc
+    .constant(null)
+    .chain(() => fc.constantFrom(...names))
+    .map((n) => n.toUpperCase()),
   fc.string({ unit: "grapheme-ascii", maxLength: 70 }),
 );
 const word = fc.oneof(
-  fc.constant(null).chain(() => fc.constantFrom(...names)).map((n) => n.split("__").at(-1)!.split("_")[0]!),
+  fc
+    .constant(null)
+    .chain(() => fc.constantFrom(...names))
+    .map((n) => n.split("__").at(-1)!.split("_")[0]!),
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 10 }),
   cjk,
   emoji,
   tricky,
 );
-const serverPrefix = fc.tuple(fc.oneof(fc.constant(null).chain(() => fc.constantFrom(...servers)), fc.string({ unit: "grapheme-ascii", maxLength: 12 })), fc.boolean()).map(([s, end]) => `mcp__${s}${end ? "__" : ""}`);
+const serverPrefix = fc
+  .tuple(
+    fc.oneof(
+      fc.constant(null).chain(() => fc.constantFrom(...servers)),
+      fc.string({ unit: "grapheme-ascii", maxLength: 12 }),
+    ),
+    fc.boolean(),
+  )
+  .map(([s, end]) => `mcp__${s}${end ? "__" : ""}`);
 const sep = fc.constantFrom(" ", "  ", "\t", "\n", " \u3000 ", ",");
 const selectQuery = fc
-  .tuple(fc.constantFrom("select:", "SELECT:", " Select: ", "select:,"), fc.array(toolName, { maxLength: MAX_SELECT + 5 }), fc.constantFrom(",", ", ", ",,", " ,"))
+  .tuple(
+    fc.constantFrom("select:", "SELECT:", " Select: ", "select:,"),
+    fc.array(toolName, { maxLength: MAX_SELECT + 5 }),
+    fc.constantFrom(",", ", ", ",,", " ,"),
+  )
   .map(([head, list, comma]) => head + list.join(comma));
 const keywordQuery = fc
-  .array(fc.oneof(word, word.map((w) => `+${w}`), serverPrefix, fc.constantFrom("+", "++", "+ ")), { minLength: 1, maxLength: 12 })
+  .array(
+    fc.oneof(
+      word,
+      word.map((w) => `+${w}`),
+      serverPrefix,
+      fc.constantFrom("+", "++", "+ "),
+    ),
+    { minLength: 1, maxLength: 12 },
+  )
   .chain((ws) => fc.array(sep, { minLength: ws.length, maxLength: ws.length }).map((ss) => ws.map((w, i) => w + ss[i]).join("")));
 const anyString = fc.oneof(
   fc.string(),
@@ -140,30 +202,43 @@ describe("toolSearch never throws and keeps its result shapes", () => {
 
   it("answerToolSearch (activation recorded by the caller) over arbitrary JSON queries", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof({ weight: 9, arbitrary: query }, { weight: 1, arbitrary: fc.jsonValue() }), limit, fc.constantFrom("inject", "proxy"), fc.constantFrom("deferred", "full"), fc.integer({ min: 0, max: 30 }), async (q, l, activation, mode, preloaded) => {
-        const session = new Set(names.slice(0, preloaded));
-        const calls: string[][] = [];
-        const activate = async (picked: string[], text: string): Promise<ActivationResult> => {
-          calls.push(picked);
-          expect(text).toBe(q);
-          const loaded = picked.filter((n) => !session.has(n));
-          const alreadyLoaded = picked.filter((n) => session.has(n));
-          for (const n of loaded) session.add(n);
-          return { loaded, alreadyLoaded, activations: [...session] };
-        };
-        const answer = await answerToolSearch(cat, { mode: mode as "deferred" | "full", activation: activation as "inject" | "proxy" }, q, l, activate);
-        expect(answer).not.toBeNull();
-        expect(typeof answer!.result).toBe("string");
-        const parsed = parseQuery(q, l);
-        if (parsed.kind === "error") expect(answer!.result).toBe(parsed.message);
-        if (parsed.kind === "error" || mode === "full") return void expect(calls).toEqual([]);
-        expect(calls).toHaveLength(1);
-        const picked = calls[0]!;
-        expect(new Set(picked).size).toBe(picked.length);
-        for (const n of picked) expect(cat.byName.has(n)).toBe(true);
-        expect([...answer!.loaded, ...answer!.alreadyLoaded].sort()).toEqual([...picked].sort());
-        for (const m of answer!.matches) expect(cat.byName.has(m.name)).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.oneof({ weight: 9, arbitrary: query }, { weight: 1, arbitrary: fc.jsonValue() }),
+        limit,
+        fc.constantFrom("inject", "proxy"),
+        fc.constantFrom("deferred", "full"),
+        fc.integer({ min: 0, max: 30 }),
+        async (q, l, activation, mode, preloaded) => {
+          const session = new Set(names.slice(0, preloaded));
+          const calls: string[][] = [];
+          const activate = async (picked: string[], text: string): Promise<ActivationResult> => {
+            calls.push(picked);
+            expect(text).toBe(q);
+            const loaded = picked.filter((n) => !session.has(n));
+            const alreadyLoaded = picked.filter((n) => session.has(n));
+            for (const n of loaded) session.add(n);
+            return { loaded, alreadyLoaded, activations: [...session] };
+          };
+          const answer = await answerToolSearch(
+            cat,
+            { mode: mode as "deferred" | "full", activation: activation as "inject" | "proxy" },
+            q,
+            l,
+            activate,
+          );
+          expect(answer).not.toBeNull();
+          expect(typeof answer!.result).toBe("string");
+          const parsed = parseQuery(q, l);
+          if (parsed.kind === "error") expect(answer!.result).toBe(parsed.message);
+          if (parsed.kind === "error" || mode === "full") return void expect(calls).toEqual([]);
+          expect(calls).toHaveLength(1);
+          const picked = calls[0]!;
+          expect(new Set(picked).size).toBe(picked.length);
+          for (const n of picked) expect(cat.byName.has(n)).toBe(true);
+          expect([...answer!.loaded, ...answer!.alreadyLoaded].sort()).toEqual([...picked].sort());
+          for (const m of answer!.matches) expect(cat.byName.has(m.name)).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -184,13 +259,19 @@ describe("toolSearch never throws and keeps its result shapes", () => {
     );
     // the cut is at exactly MAX_QUERY: padding is trimmed only after the length check
     fc.assert(
-      fc.property(fc.constant(null).chain(() => fc.constantFrom(...names)), fc.integer({ min: -10, max: 10 }), fc.constantFrom(" ", "\t", "\n"), (name, delta, pad) => {
-        const head = `select:${name}`;
-        const q = head + pad.repeat(MAX_QUERY + delta - head.length);
-        const parsed = parseQuery(q, undefined);
-        if (q.length > MAX_QUERY) expect(parsed).toEqual({ kind: "error", message: `Error: query is ${q.length} characters; the limit is ${MAX_QUERY}.` });
-        else expect(parsed).toEqual({ kind: "select", names: [name] });
-      }),
+      fc.property(
+        fc.constant(null).chain(() => fc.constantFrom(...names)),
+        fc.integer({ min: -10, max: 10 }),
+        fc.constantFrom(" ", "\t", "\n"),
+        (name, delta, pad) => {
+          const head = `select:${name}`;
+          const q = head + pad.repeat(MAX_QUERY + delta - head.length);
+          const parsed = parseQuery(q, undefined);
+          if (q.length > MAX_QUERY)
+            expect(parsed).toEqual({ kind: "error", message: `Error: query is ${q.length} characters; the limit is ${MAX_QUERY}.` });
+          else expect(parsed).toEqual({ kind: "select", names: [name] });
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -201,14 +282,21 @@ describe("verifyCatalog rejects any single-byte change", () => {
   const CODES: ErrorCode[] = ["catalog_invalid"];
 
   beforeAll(async () => {
-    const config = parseConfig({ name: "shop", version: "1.0.0", mcpServers: { shop: { tools: join(ROOT, "test/fixtures/shop-tools.json") } } }, ROOT);
+    const config = parseConfig(
+      { name: "shop", version: "1.0.0", mcpServers: { shop: { tools: join(ROOT, "test/fixtures/shop-tools.json") } } },
+      ROOT,
+    );
     bytes = new TextEncoder().encode((await buildCatalog(config)).text);
     await verifyCatalog(bytes, { strict: true }); // the unmutated file passes
   });
 
   it("in the Worker's (bytes) and the CLI's (strict) mode, with a coded error", async () => {
     const head = 400; // format, build config and the hash member: checked by position, not by hash
-    const position = fc.oneof(fc.integer({ min: 0, max: bytes.length - 1 }), fc.integer({ min: 0, max: head - 1 }), fc.integer({ min: bytes.length - 8, max: bytes.length - 1 }));
+    const position = fc.oneof(
+      fc.integer({ min: 0, max: bytes.length - 1 }),
+      fc.integer({ min: 0, max: head - 1 }),
+      fc.integer({ min: bytes.length - 8, max: bytes.length - 1 }),
+    );
     await fc.assert(
       fc.asyncProperty(position, fc.integer({ min: 1, max: 255 }), fc.boolean(), async (at, delta, strict) => {
         const mutated = bytes.slice();
@@ -219,7 +307,10 @@ describe("verifyCatalog rejects any single-byte change", () => {
         } catch (e) {
           error = e;
         }
-        if (!(error instanceof ToolsearchError)) throw new Error(`byte ${at} 0x${bytes[at]!.toString(16)} -> 0x${mutated[at]!.toString(16)} (strict ${strict}): ${error ? `uncoded ${String(error)}` : "accepted"}`);
+        if (!(error instanceof ToolsearchError))
+          throw new Error(
+            `byte ${at} 0x${bytes[at]!.toString(16)} -> 0x${mutated[at]!.toString(16)} (strict ${strict}): ${error ? `uncoded ${String(error)}` : "accepted"}`,
+          );
         expect(CODES).toContain(error.code);
       }),
       { numRuns: 1000 },

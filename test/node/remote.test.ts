@@ -11,7 +11,10 @@ const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everyth
 
 async function startEverything(mode: "streamableHttp" | "sse"): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, mode], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   await new Promise<void>((resolve, reject) => {
     let log = "";
     const timer = setTimeout(() => reject(new Error(`everything ${mode} did not start: ${log}`)), 20_000);
@@ -65,7 +68,11 @@ describe("remote MCP servers", () => {
   it("fails clearly when nothing listens", async () => {
     const dir = await tempDir();
     const port = await freePort();
-    const config = await loadConfig(await writeConfig(dir, { mcpServers: { gone: { type: "http", url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 5000 } } }));
-    await expect(buildCatalog(config)).rejects.toThrow(/^server "gone" failed: Streamable HTTP failed \(.*\); SSE fallback failed \(.*\); no catalog written$/);
+    const config = await loadConfig(
+      await writeConfig(dir, { mcpServers: { gone: { type: "http", url: `http://127.0.0.1:${port}/mcp`, timeoutMs: 5000 } } }),
+    );
+    await expect(buildCatalog(config)).rejects.toThrow(
+      /^server "gone" failed: Streamable HTTP failed \(.*\); SSE fallback failed \(.*\); no catalog written$/,
+    );
   });
 });

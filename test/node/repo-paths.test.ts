@@ -36,16 +36,24 @@ const SIBLING = ["..", "shared"].join("/");
 describe("the repository names no path outside itself", () => {
   it("finds the forms an outside path takes (so the scan below can fail)", () => {
     expect(outsidePaths("test/node/helpers.ts", `export const EVAL_DATA = resolve(ROOT, "${SIBLING}/eval/data");`)).not.toEqual([]);
-    expect(outsidePaths("test/bench/x.ts", `const f = join(import.meta.dirname, "../../${SIBLING}/eval/data/all-tools.jsonl");`)).not.toEqual([]);
+    expect(
+      outsidePaths("test/bench/x.ts", `const f = join(import.meta.dirname, "../../${SIBLING}/eval/data/all-tools.jsonl");`),
+    ).not.toEqual([]);
     expect(outsidePaths("package.json", `"bench": "node ${SIBLING}/run.ts"`)).not.toEqual([]);
     expect(outsidePaths("cli/x.ts", 'readFile("/work/shared/eval/data/a.jsonl")')).not.toEqual([]);
     // in-repository forms pass
-    expect(outsidePaths("test/node/helpers.ts", 'resolve(import.meta.dirname, "../.."); import x from "../../worker/core/catalog.ts";')).toEqual([]);
+    expect(
+      outsidePaths("test/node/helpers.ts", 'resolve(import.meta.dirname, "../.."); import x from "../../worker/core/catalog.ts";'),
+    ).toEqual([]);
     expect(outsidePaths("test/node/helpers.ts", 'join(ROOT, "test/data/eval")')).toEqual([]);
   });
 
   it("cli/, worker/, test/ and package.json", () => {
-    const files = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "cli", "worker", "test", "package.json", "vitest.config.ts"], { cwd: ROOT, encoding: "utf8" })
+    const files = execFileSync(
+      "git",
+      ["ls-files", "--cached", "--others", "--exclude-standard", "cli", "worker", "test", "package.json", "vitest.config.ts"],
+      { cwd: ROOT, encoding: "utf8" },
+    )
       .split("\n")
       .filter((f) => f && /\.(ts|js|mjs|json|toml|sh)$/.test(f) && !f.startsWith("test/data/") && f !== "worker/worker-configuration.d.ts")
       .filter((f) => f !== "test/node/repo-paths.test.ts");

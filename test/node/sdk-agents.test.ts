@@ -22,7 +22,13 @@ function agent(instructions: string, ran: string[]) {
   const tools = declared.map((t) => {
     // the demo schemas are plain JSON Schema, not OpenAI strict-mode schemas; the SDK declares
     // names with "_" for "-" (list-collections -> list_collections)
-    const ft = tool({ name: t.name, description: t.description, parameters: t.parameters as never, strict: false, execute: async (): Promise<string> => (ran.push(ft.name), `ok from ${ft.name}`) });
+    const ft = tool({
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters as never,
+      strict: false,
+      execute: async (): Promise<string> => (ran.push(ft.name), `ok from ${ft.name}`),
+    });
     return ft;
   });
   return new Agent({ name: "demo", instructions, model: new OpenAIChatCompletionsModel(client, "gpt-4o"), tools });

@@ -18,7 +18,14 @@ beforeAll(async () => {
 
 function sdkTools(ran: string[]): ToolSet {
   return Object.fromEntries(
-    declared.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.parameters), execute: async () => (ran.push(t.name), `ok from ${t.name}`) })]),
+    declared.map((t) => [
+      t.name,
+      tool({
+        description: t.description,
+        inputSchema: jsonSchema(t.parameters),
+        execute: async () => (ran.push(t.name), `ok from ${t.name}`),
+      }),
+    ]),
   );
 }
 
@@ -53,7 +60,7 @@ describe("AI SDK, base URL only", () => {
     for await (const t of first.textStream) streamed += t;
     expect(ran).toEqual(["browser_navigate"]);
     expect(streamed).toContain("Done with browser_navigate");
-    messages.push(...await first.responseMessages, { role: "user", content: "list the collections" });
+    messages.push(...(await first.responseMessages), { role: "user", content: "list the collections" });
     const second = streamText({ model: model(), system, messages, tools, stopWhen: stepCountIs(5) });
     expect(await second.text).toContain("Done with list-collections");
     expect(ran).toEqual(["browser_navigate", "list-collections"]);

@@ -16,13 +16,19 @@ beforeAll(async () => {
 });
 
 function setup(ran: string[]) {
-  const tools = declared.map((t) => tool(async () => (ran.push(t.name), `ok from ${t.name}`), { name: t.name, description: t.description, schema: t.parameters }));
+  const tools = declared.map((t) =>
+    tool(async () => (ran.push(t.name), `ok from ${t.name}`), { name: t.name, description: t.description, schema: t.parameters }),
+  );
   const model = new ChatOpenAI({ model: "gpt-4o", apiKey: KEY, configuration: { baseURL: `${rig.dev.url}/v1` } }).bindTools(tools);
   return { model, byName: new Map<string, StructuredToolInterface>(tools.map((t) => [t.name, t])) };
 }
 
 /** One user turn: the model's calls run with LangChain's tools until it answers. */
-async function turn(step: (messages: BaseMessage[]) => Promise<AIMessage>, byName: Map<string, StructuredToolInterface>, messages: BaseMessage[]): Promise<string> {
+async function turn(
+  step: (messages: BaseMessage[]) => Promise<AIMessage>,
+  byName: Map<string, StructuredToolInterface>,
+  messages: BaseMessage[],
+): Promise<string> {
   for (let i = 0; i < 5; i++) {
     const reply = await step(messages);
     messages.push(reply);

@@ -38,11 +38,20 @@ export function expectDeferredConversation(reqs: Recorded[], declared: readonly 
   const all = new Set(declared.map((t) => t.name));
   const schemaBytes = JSON.stringify(declared).length;
   for (const r of reqs) {
-    const system = r.body.messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => text(m.content)).join("\n");
+    const system = r.body.messages
+      .filter((m) => m.role === "system" || m.role === "developer")
+      .map((m) => text(m.content))
+      .join("\n");
     const listed = new Set(deferredNames(system));
-    expect(declared.every((t) => listed.has(t.name)), "every declared tool is listed by name").toBe(true);
+    expect(
+      declared.every((t) => listed.has(t.name)),
+      "every declared tool is listed by name",
+    ).toBe(true);
     const inTools = names(r).filter((n) => all.has(n));
-    expect(inTools.every((n) => ran.includes(n)), `only tools the SDK ran are loaded: ${inTools.join(", ")}`).toBe(true);
+    expect(
+      inTools.every((n) => ran.includes(n)),
+      `only tools the SDK ran are loaded: ${inTools.join(", ")}`,
+    ).toBe(true);
     expect(names(r)).toContain("toolSearch");
     expect(JSON.stringify(r.body.tools).length).toBeLessThan(schemaBytes / 20);
   }

@@ -10,7 +10,8 @@ const RULES = {
   tenants: { "tenant-b": { allow: ["server:fixture"], requireAnnotations: { readOnlyHint: true } } },
 };
 
-const searchAs = (id: string, query: string, headers?: Record<string, string>) => callWith(EDGE, "POST", `/v1/sessions/${id}/tool-search`, { query, limit: 20 }, headers);
+const searchAs = (id: string, query: string, headers?: Record<string, string>) =>
+  callWith(EDGE, "POST", `/v1/sessions/${id}/tool-search`, { query, limit: 20 }, headers);
 const deferred = (s: Json) => (s.prompt.system as string).split("\n").filter((l) => l.startsWith("mcp__"));
 
 describe("access rules", () => {
@@ -19,12 +20,14 @@ describe("access rules", () => {
     const names = deferred(s);
     expect(names).toContain("mcp__fixture__counter_add");
     expect(names).toContain("mcp__everything__echo");
-    for (const hidden of ["mcp__fixture__whoami", "mcp__fixture__wipe_all", "mcp__everything__gzip-file-as-resource"]) expect(names).not.toContain(hidden);
+    for (const hidden of ["mcp__fixture__whoami", "mcp__fixture__wipe_all", "mcp__everything__gzip-file-as-resource"])
+      expect(names).not.toContain(hidden);
     // unannotated destructiveHint defaults to true (MCP): none here, so only wipe_all goes
     expect(names).toHaveLength(23 - 3);
     const r = await searchAs(s.id, "wipe delete every record store whoami authorization gzip");
     expect(r.status).toBe(200);
-    for (const m of r.body.matches) expect(["mcp__fixture__whoami", "mcp__fixture__wipe_all", "mcp__everything__gzip-file-as-resource"]).not.toContain(m.name);
+    for (const m of r.body.matches)
+      expect(["mcp__fixture__whoami", "mcp__fixture__wipe_all", "mcp__everything__gzip-file-as-resource"]).not.toContain(m.name);
     const server = await searchAs(s.id, "mcp__fixture");
     expect(server.body.result).not.toMatch(/whoami|wipe_all/);
   });
@@ -36,7 +39,10 @@ describe("access rules", () => {
     expect(sel.body.result).toContain("Tool mcp__fixture__wipe_all is not available in this session (access policy).");
     const call = await callTool(s.id, "mcp__fixture__whoami", {});
     expect(call.status).toBe(403);
-    expect(call.body.error).toEqual({ code: "forbidden", message: "tool mcp__fixture__whoami is not available in this session (access policy)" });
+    expect(call.body.error).toEqual({
+      code: "forbidden",
+      message: "tool mcp__fixture__whoami is not available in this session (access policy)",
+    });
     expect(await upstreamOf(s.id)).toBeNull(); // nothing was ever sent: no MCP session was opened
     const state = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}`)).body;
     expect(state.activations).toEqual(["mcp__fixture__counter_get"]);
@@ -49,7 +55,14 @@ describe("access rules", () => {
 
   it("tenant B (its own rules): only read-only fixture tools; an allowed one runs", async () => {
     const s = await edgeSession(RULES, AUTH_B);
-    expect(deferred(s).sort()).toEqual(["mcp__fixture__counter_get", "mcp__fixture__crash", "mcp__fixture__fail", "mcp__fixture__huge", "mcp__fixture__slow", "mcp__fixture__whoami"]);
+    expect(deferred(s).sort()).toEqual([
+      "mcp__fixture__counter_get",
+      "mcp__fixture__crash",
+      "mcp__fixture__fail",
+      "mcp__fixture__huge",
+      "mcp__fixture__slow",
+      "mcp__fixture__whoami",
+    ]);
     expect((await searchAs(s.id, "echo message", AUTH_B)).body.matches.map((m: Json) => m.name)).toEqual(["mcp__fixture__whoami"]);
     const echo = await callTool(s.id, "mcp__everything__echo", { message: "x" }, AUTH_B);
     expect(echo.status).toBe(403);
@@ -57,14 +70,21 @@ describe("access rules", () => {
     expect(add.body.error.code).toBe("forbidden");
     const get = await callTool(s.id, "mcp__fixture__counter_get", {}, AUTH_B);
     expect(get.status).toBe(200);
-    const reasons = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}/audit?type=denial`, undefined, AUTH_B)).body.events.map((e: Json) => e.detail);
-    expect(reasons).toEqual(["denied by tenant tenant-b (requireAnnotations: readOnlyHint must be true)", "not allowed for tenant tenant-b (allow: server:fixture)"]);
+    const reasons = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}/audit?type=denial`, undefined, AUTH_B)).body.events.map(
+      (e: Json) => e.detail,
+    );
+    expect(reasons).toEqual([
+      "denied by tenant tenant-b (requireAnnotations: readOnlyHint must be true)",
+      "not allowed for tenant tenant-b (allow: server:fixture)",
+    ]);
   });
 
   it("a session keeps the view it started with when the rules change", async () => {
     const s = await edgeSession(RULES);
     const stricter = { ...RULES, disabled: ["server:fixture"] };
-    const later = await callWith(edgeVars(stricter), "POST", `/v1/sessions/${s.id}/tools/mcp__fixture__counter_get/call`, { arguments: {} });
+    const later = await callWith(edgeVars(stricter), "POST", `/v1/sessions/${s.id}/tools/mcp__fixture__counter_get/call`, {
+      arguments: {},
+    });
     expect(later.status).toBe(200);
     const fresh = await edgeSession(stricter);
     expect(deferred(fresh).filter((n) => n.startsWith("mcp__fixture__"))).toEqual([]);

@@ -9,7 +9,8 @@ import type { SessionDO } from "../../worker/session.ts";
 import { AUTH_B, callTool, callWith, d1Rows, EDGE, edgeSession, sessionObject, type Json } from "./helpers.ts";
 
 const search = (id: string, query: string) => callWith(EDGE, "POST", `/v1/sessions/${id}/tool-search`, { query });
-const sessionIds = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500`)).body.events.map((e: Json) => e.id).sort();
+const sessionIds = async (id: string) =>
+  (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500`)).body.events.map((e: Json) => e.id).sort();
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
@@ -41,11 +42,20 @@ describe("audit rows", () => {
       "call:mcp__fixture__fail:tool_error",
       "activation:mcp__fixture__fail:ok",
       "call:mcp__fixture__counter_add:ok",
-      ...events.slice(5).map((e) => `${e.type}:${e.tool ?? "-"}:${e.outcome}`).filter((k) => k.startsWith("activation:")),
+      ...events
+        .slice(5)
+        .map((e) => `${e.type}:${e.tool ?? "-"}:${e.outcome}`)
+        .filter((k) => k.startsWith("activation:")),
       "search:-:ok",
     ]);
     for (const e of events) {
-      expect(e).toMatchObject({ session: s.id, id: expect.stringMatching(/^ev_[0-9a-f]{30}$/), at: expect.any(String), durationMs: expect.any(Number), argsBytes: expect.any(Number) });
+      expect(e).toMatchObject({
+        session: s.id,
+        id: expect.stringMatching(/^ev_[0-9a-f]{30}$/),
+        at: expect.any(String),
+        durationMs: expect.any(Number),
+        argsBytes: expect.any(Number),
+      });
       expect(Date.parse(e.at)).toBeGreaterThan(Date.now() - 60_000);
     }
     expect(events.find((e) => e.type === "search").detail).toMatch(/^\d+ matched; loaded \d+, already loaded 0$/);

@@ -38,9 +38,25 @@ describe("pinning", () => {
     const id = `ses_${"A".repeat(32)}`;
     const stub = sessionObject(id);
     await runInDurableObject(stub, (o: SessionDO) =>
-      o.create({ id, catalogFile: "shop@0.9.0.json", catalogHash: "0".repeat(64), model: "gpt-4o", profile: "default", mode: "deferred", activation: "inject", reason: "test", systemSection: "", coreTools: [], ttlMs: 60_000 }),
+      o.create({
+        id,
+        catalogFile: "shop@0.9.0.json",
+        catalogHash: "0".repeat(64),
+        model: "gpt-4o",
+        profile: "default",
+        mode: "deferred",
+        activation: "inject",
+        reason: "test",
+        systemSection: "",
+        coreTools: [],
+        ttlMs: 60_000,
+      }),
     );
-    for (const [m, p, body] of [["GET", "", undefined], ["GET", "/prompt", undefined], ["POST", "/tool-search", { query: "orders" }]] as const) {
+    for (const [m, p, body] of [
+      ["GET", "", undefined],
+      ["GET", "/prompt", undefined],
+      ["POST", "/tool-search", { query: "orders" }],
+    ] as const) {
       const r = await callWith(V1, m, `/v1/sessions/${id}${p}`, body);
       expect(r.status).toBe(409);
       expect(r.body.error.code).toBe("catalog_mismatch");
@@ -54,9 +70,20 @@ describe("catalog faults: every route answers 503 naming the file and the reason
     ["missing", "shop@9.9.9.json", "catalog_missing", "catalog shop@9.9.9.json is not deployed (no such asset)"],
     ["tampered", "tampered@1.0.0.json", "catalog_invalid", "catalog tampered@1.0.0.json is refused: hash mismatch"],
     ["misnamed", "shop@1.0.0.000000000000.json", "catalog_invalid", "its name says hash 000000000000, its content is"],
-    ["old format", "shop-v1@1.0.0.json", "catalog_invalid", 'catalog shop-v1@1.0.0.json is refused: catalog format "toolsearch.catalog/v1" is not read by this build, which reads "toolsearch.catalog/v2"'],
+    [
+      "old format",
+      "shop-v1@1.0.0.json",
+      "catalog_invalid",
+      'catalog shop-v1@1.0.0.json is refused: catalog format "toolsearch.catalog/v1" is not read by this build, which reads "toolsearch.catalog/v2"',
+    ],
   ])("%s", async (_, file, code, message) => {
-    for (const [m, p, body] of [["GET", "/healthz"], ["GET", "/v1/catalog"], ["POST", "/v1/sessions", { model: "gpt-4o" }], ["GET", `/v1/sessions/ses_${"B".repeat(32)}`], ["GET", "/nope"]] as const) {
+    for (const [m, p, body] of [
+      ["GET", "/healthz"],
+      ["GET", "/v1/catalog"],
+      ["POST", "/v1/sessions", { model: "gpt-4o" }],
+      ["GET", `/v1/sessions/ses_${"B".repeat(32)}`],
+      ["GET", "/nope"],
+    ] as const) {
       const r = await callWith({ CATALOG: file }, m, p, body);
       expect(r.status, `${m} ${p}`).toBe(503);
       expect(r.body.error.code).toBe(code);

@@ -9,11 +9,22 @@ import { AUTH_A, BASE } from "./helpers.ts";
 
 const upstream = inject("upstreamUrl");
 const control = (what: string, body?: unknown) =>
-  fetch(`${upstream.replace(/\/v1$/, "")}/_control/${what}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then((r) => r.json()) as Promise<Array<{ aborted: boolean }>>;
+  fetch(`${upstream.replace(/\/v1$/, "")}/_control/${what}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then(
+    (r) => r.json(),
+  ) as Promise<Array<{ aborted: boolean }>>;
 
 function chat(signal: AbortSignal, stream: boolean): Promise<Response> {
-  const req = new Request(`${BASE}/v1/chat/completions`, { method: "POST", signal, headers: { "content-type": "application/json", ...AUTH_A }, body: JSON.stringify({ model: "gpt-4o", stream, messages: [{ role: "user", content: "hello" }] }) });
-  return worker.fetch(req, { ...env, OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000" } as Env, createExecutionContext());
+  const req = new Request(`${BASE}/v1/chat/completions`, {
+    method: "POST",
+    signal,
+    headers: { "content-type": "application/json", ...AUTH_A },
+    body: JSON.stringify({ model: "gpt-4o", stream, messages: [{ role: "user", content: "hello" }] }),
+  });
+  return worker.fetch(
+    req,
+    { ...env, OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000" } as Env,
+    createExecutionContext(),
+  );
 }
 
 async function until(what: () => Promise<boolean>, ms = 3000): Promise<boolean> {

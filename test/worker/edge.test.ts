@@ -8,7 +8,19 @@ import { env } from "cloudflare:workers";
 import type { SessionDO } from "../../worker/session.ts";
 import { describe, expect, it } from "vitest";
 const EDGE_TOKEN = env.EDGE_TEST_TOKEN;
-import { callTool, callWith, d1Rows, EDGE, edgeSession, fixture, fixtureCalls, newSession, sessionObject, upstreamOf, type Json } from "./helpers.ts";
+import {
+  callTool,
+  callWith,
+  d1Rows,
+  EDGE,
+  edgeSession,
+  fixture,
+  fixtureCalls,
+  newSession,
+  sessionObject,
+  upstreamOf,
+  type Json,
+} from "./helpers.ts";
 
 const sessionAudit = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500`)).body.events as Json[];
 
@@ -25,7 +37,12 @@ describe("a call", () => {
       ["call", "mcp__everything__echo", "ok"],
       ["activation", "mcp__everything__echo", "ok"],
     ]);
-    expect(events[0]).toMatchObject({ server: "everything", decision: "allow", argsBytes: JSON.stringify({ message: "hello edge" }).length, argsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(events[0]).toMatchObject({
+      server: "everything",
+      decision: "allow",
+      argsBytes: JSON.stringify({ message: "hello edge" }).length,
+      argsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
     expect(events[0].resultBytes).toBeGreaterThan(10);
     expect(events[0]).not.toHaveProperty("arguments");
   });
@@ -34,7 +51,10 @@ describe("a call", () => {
     const s = await edgeSession();
     const image = await callTool(s.id, "mcp__everything__get-tiny-image", {});
     expect(image.body.content.map((c: Json) => c.type)).toContain("image");
-    expect(image.body.content.find((c: Json) => c.type === "image")).toMatchObject({ mimeType: "image/png", data: expect.stringMatching(/^iVBOR/) });
+    expect(image.body.content.find((c: Json) => c.type === "image")).toMatchObject({
+      mimeType: "image/png",
+      data: expect.stringMatching(/^iVBOR/),
+    });
     const structured = await callTool(s.id, "mcp__everything__get-structured-content", { location: "New York" });
     expect(structured.status).toBe(200);
     expect(structured.body.structuredContent).toMatchObject({ temperature: expect.any(Number) });
@@ -73,12 +93,17 @@ describe("a call", () => {
     const bad = await callWith(EDGE, "POST", `/v1/sessions/${s.id}/tools/mcp__fixture__counter_add/call`, { arguments: [1] });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toBe("arguments: must be an object");
-    expect((await sessionAudit(s.id)).filter((e: Json) => e.type === "call").map((e: Json) => e.outcome)).toEqual(Array(4).fill("invalid_arguments"));
+    expect((await sessionAudit(s.id)).filter((e: Json) => e.type === "call").map((e: Json) => e.outcome)).toEqual(
+      Array(4).fill("invalid_arguments"),
+    );
   });
 
   it("a bad request names what is wrong: unknown field, bad name, unknown session", async () => {
     const s = await edgeSession();
-    const extra = await callWith(EDGE, "POST", `/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { arguments: { message: "x" }, timeout: 5 });
+    const extra = await callWith(EDGE, "POST", `/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, {
+      arguments: { message: "x" },
+      timeout: 5,
+    });
     expect(extra.body.error).toEqual({ code: "bad_request", message: 'unknown field "timeout"' });
     const name = await callTool(s.id, "mcp.everything.echo", { message: "x" });
     expect(name.body.error.message).toBe("name: must be an exposed tool name (letters, digits, _ and -, at most 64)");
@@ -177,7 +202,9 @@ describe("faults", () => {
     await fixture("fail500", { count: 1, session: await upstreamOf(s.id) });
     const r = await callTool(s.id, "mcp__fixture__counter_get", {});
     expect(r.status).toBe(502);
-    expect(r.body.error.message).toBe(`server fixture failed on mcp__fixture__counter_get: HTTP 500: Error POSTing to endpoint: {"error":"injected failure"}`);
+    expect(r.body.error.message).toBe(
+      `server fixture failed on mcp__fixture__counter_get: HTTP 500: Error POSTing to endpoint: {"error":"injected failure"}`,
+    );
     expect((await callTool(s.id, "mcp__fixture__counter_get", {})).body.content[0].text).toBe("total: 7");
   });
 
@@ -188,7 +215,9 @@ describe("faults", () => {
     expect(r.text.length).toBeLessThanOrEqual(Number(env.CALL_RESULT_MAX_BYTES));
     expect(r.body.content.map((c: Json) => c.type)).toEqual(["text", "text"]);
     expect(r.body.content[0].text).toMatch(/^x{200000,}$/);
-    expect(r.body.content[1].text).toMatch(/^\[toolsearch: result capped: the server sent 10001\d\d bytes, the limit is 262144; 2 content block\(s\) cut or dropped\]$/);
+    expect(r.body.content[1].text).toMatch(
+      /^\[toolsearch: result capped: the server sent 10001\d\d bytes, the limit is 262144; 2 content block\(s\) cut or dropped\]$/,
+    );
     expect((await sessionAudit(s.id))[0]).toMatchObject({ outcome: "ok", detail: "result capped", resultBytes: expect.any(Number) });
     expect((await sessionAudit(s.id))[0].resultBytes).toBeGreaterThan(1_000_000);
   });
@@ -203,7 +232,12 @@ describe("secrets", () => {
     expect((await fixtureCalls(await upstreamOf(s.id)))[0]).toMatchObject({ tool: "whoami", authorization: `Bearer ${EDGE_TOKEN}` });
     expect(r.body.content[0].text).toBe("authorization: Bearer [redacted]");
     await callTool(s.id, "mcp__fixture__slow", { ms: 8000 });
-    const everything = [r.text, JSON.stringify(await sessionAudit(s.id)), JSON.stringify(await d1Rows()), (await callWith(EDGE, "GET", "/v1/audit?limit=500")).text];
+    const everything = [
+      r.text,
+      JSON.stringify(await sessionAudit(s.id)),
+      JSON.stringify(await d1Rows()),
+      (await callWith(EDGE, "GET", "/v1/audit?limit=500")).text,
+    ];
     for (const text of everything) expect(text).not.toContain(EDGE_TOKEN);
   });
 });

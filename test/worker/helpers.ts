@@ -34,7 +34,13 @@ export async function call(method: string, path: string, body?: unknown, headers
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json, text };
 }
 
-export async function callWith(vars: Record<string, unknown>, method: string, path: string, body?: unknown, headers?: Record<string, string>) {
+export async function callWith(
+  vars: Record<string, unknown>,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(request(method, path, body, headers), { ...env, ...vars } as Env, ctx);
   await waitOnExecutionContext(ctx);
@@ -48,8 +54,10 @@ export async function newSession(body: Record<string, unknown> = { model: "gpt-4
   return r.body as Json;
 }
 
-export const search = (id: string, query: unknown, limit?: number) => call("POST", `/v1/sessions/${id}/tool-search`, limit === undefined ? { query } : { query, limit });
-export const promptOf = async (id: string, format = "openai") => (await call("GET", `/v1/sessions/${id}/prompt?format=${format}`)).body as Json;
+export const search = (id: string, query: unknown, limit?: number) =>
+  call("POST", `/v1/sessions/${id}/tool-search`, limit === undefined ? { query } : { query, limit });
+export const promptOf = async (id: string, format = "openai") =>
+  (await call("GET", `/v1/sessions/${id}/prompt?format=${format}`)).body as Json;
 
 /** The Durable Object of a session, named as the Worker names it: `<tenant>/<id>`. */
 export const sessionObject = (id: string, tenant = "tenant-a") => env.SESSIONS.getByName(`${tenant}/${id}`);
@@ -74,19 +82,31 @@ export const callTool = (id: string, name: string, args: unknown, headers?: Reco
 /** The fixture server's /_control routes (stats, expire, fail500, reset). */
 export async function fixture(path: string, body?: unknown): Promise<Json> {
   const { inject } = await import("vitest");
-  const res = await fetch(`${inject("edgeFixture")}/_control/${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  const res = await fetch(
+    `${inject("edgeFixture")}/_control/${path}`,
+    body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+  );
   return res.json();
 }
 
 /** Every audit row of tenant A in D1, oldest first. */
 export async function d1Rows(where = "", ...binds: unknown[]): Promise<Json[]> {
-  return (await env.AUDIT.prepare(`SELECT * FROM audit_events ${where} ORDER BY id`).bind(...binds).all()).results;
+  return (
+    await env.AUDIT.prepare(`SELECT * FROM audit_events ${where} ORDER BY id`)
+      .bind(...binds)
+      .all()
+  ).results;
 }
 
 /** The fixture server's MCP session a session object stores (test files share that server). */
 export async function upstreamOf(id: string, server = "fixture"): Promise<string | null> {
   const { runInDurableObject } = await import("cloudflare:test");
-  return runInDurableObject(sessionObject(id), (_o, state) => (state.storage.sql.exec<{ session_id: string }>("SELECT session_id FROM upstream WHERE server = ?", server).toArray()[0]?.session_id ?? null));
+  return runInDurableObject(
+    sessionObject(id),
+    (_o, state) =>
+      state.storage.sql.exec<{ session_id: string }>("SELECT session_id FROM upstream WHERE server = ?", server).toArray()[0]?.session_id ??
+      null,
+  );
 }
 
 /** The fixture's record of calls made in one MCP session. */

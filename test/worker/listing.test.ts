@@ -14,8 +14,15 @@ async function sizes(): Promise<Record<(typeof FORMS)[number], number>> {
 
 describe("listing forms", () => {
   it.each(FORMS)("%s: frozen for the session, identical across sessions with the same catalog, form and profile", async (form) => {
-    const [a, b] = [await newSession({ model: "gpt-4o", deferral: "on", listing: form }), await newSession({ model: "gpt-4o", deferral: "on", listing: form })];
-    expect(a).toMatchObject({ mode: "deferred", listing: form, reason: `deferral is on for this session; listing "${form}" (${(await sizes())[form]} tokens): requested for this session` });
+    const [a, b] = [
+      await newSession({ model: "gpt-4o", deferral: "on", listing: form }),
+      await newSession({ model: "gpt-4o", deferral: "on", listing: form }),
+    ];
+    expect(a).toMatchObject({
+      mode: "deferred",
+      listing: form,
+      reason: `deferral is on for this session; listing "${form}" (${(await sizes())[form]} tokens): requested for this session`,
+    });
     expect(b.prompt.system).toBe(a.prompt.system);
     expect(b.prompt.promptCacheKey).toBe(a.prompt.promptCacheKey);
     await search(a.id, "select:mcp__shop__refund_order");
@@ -26,7 +33,9 @@ describe("listing forms", () => {
   });
 
   it("each form says what it should: names, short names per server, servers with counts, counts only", async () => {
-    const system = Object.fromEntries(await Promise.all(FORMS.map(async (f) => [f, (await newSession({ model: "gpt-4o", deferral: "on", listing: f })).prompt.system])));
+    const system = Object.fromEntries(
+      await Promise.all(FORMS.map(async (f) => [f, (await newSession({ model: "gpt-4o", deferral: "on", listing: f })).prompt.system])),
+    );
     expect(system.names).toContain("\nmcp__shop__get_order\nmcp__shop__get_product\n");
     expect(system.grouped).toMatch(/\nshop: apply_coupon, cancel_order, create_order, .*, update_shipping_address\n$/);
     expect(system.grouped).toContain("a tool's full name is mcp__<server>__<short name>");
@@ -67,10 +76,14 @@ describe("auto at the budget boundaries (listingBudget 0.02 of the context windo
     const at = (tokens: number) => create({ model: "gpt-4o", deferral: "on", contextWindow: tokens * 50 });
     const exactly = await at(s.names);
     expect(exactly.body.listing).toBe("names");
-    expect(exactly.body.reason).toBe(`deferral is on for this session; listing "names": ${s.names} tokens fit the listing budget of ${s.names} tokens (2% of gpt-4o's ${s.names * 50}-token context)`);
+    expect(exactly.body.reason).toBe(
+      `deferral is on for this session; listing "names": ${s.names} tokens fit the listing budget of ${s.names} tokens (2% of gpt-4o's ${s.names * 50}-token context)`,
+    );
     const over = await at(s.names - 1);
     expect(over.body.listing).toBe("grouped");
-    expect(over.body.reason).toContain(`listing "grouped" (${s.grouped} tokens): names (${s.names}) exceed the listing budget of ${s.names - 1} tokens`);
+    expect(over.body.reason).toContain(
+      `listing "grouped" (${s.grouped} tokens): names (${s.names}) exceed the listing budget of ${s.names - 1} tokens`,
+    );
     expect((await at(s.grouped)).body.listing).toBe("grouped");
     expect((await at(s.grouped - 1)).body.listing).toBe("servers");
     expect((await at(s.servers)).body.listing).toBe("servers");
@@ -94,7 +107,12 @@ describe("select: with grouped short names", () => {
     const s = await newSession({ model: "gpt-4o", deferral: "on", listing: "grouped" });
     const r = await search(s.id, "select:shop.refund_order,shop__track_shipment,shop: get_order,cancel_order");
     expect(r.status).toBe(200);
-    expect(r.body.loaded).toEqual(["mcp__shop__refund_order", "mcp__shop__track_shipment", "mcp__shop__get_order", "mcp__shop__cancel_order"]);
+    expect(r.body.loaded).toEqual([
+      "mcp__shop__refund_order",
+      "mcp__shop__track_shipment",
+      "mcp__shop__get_order",
+      "mcp__shop__cancel_order",
+    ]);
     expect((await promptOf(s.id)).tools.map((t: { function: { name: string } }) => t.function.name).slice(-4)).toEqual(r.body.loaded);
   });
 

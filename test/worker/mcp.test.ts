@@ -21,10 +21,16 @@ const gateway =
     worker.fetch(new Request(u, init), { ...env, ...vars } as Env, createExecutionContext());
 
 /** SERVERS with only server-everything: the fixture and legacy servers become client-run. */
-const everythingOnly = () => ({ ...EDGE, SERVERS: JSON.stringify({ everything: (JSON.parse(env.SERVERS as unknown as string) as Json).everything }) });
+const everythingOnly = () => ({
+  ...EDGE,
+  SERVERS: JSON.stringify({ everything: (JSON.parse(env.SERVERS as unknown as string) as Json).everything }),
+});
 
 async function connect(query = "deferral=on", auth: Record<string, string> = AUTH_A, vars: Record<string, unknown> = EDGE) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp?${query}`), { fetch: gateway(vars), requestInit: { headers: auth } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp?${query}`), {
+    fetch: gateway(vars),
+    requestInit: { headers: auth },
+  });
   const client = new Client({ name: "mcp-test", version: "1.0.0" });
   const changed: number[] = [];
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changed.push(Date.now()));
@@ -45,7 +51,12 @@ async function rpc(body: unknown, headers: Record<string, string> = {}) {
   });
   const text = await res.text();
   // an SSE answer carries its JSON-RPC messages in data: lines
-  const data = res.headers.get("content-type")?.startsWith("text/event-stream") ? text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6))) : [JSON.parse(text || "null")];
+  const data = res.headers.get("content-type")?.startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((l) => l.startsWith("data: "))
+        .map((l) => JSON.parse(l.slice(6)))
+    : [JSON.parse(text || "null")];
   return { status: res.status, headers: res.headers, messages: data as Json[] };
 }
 
@@ -152,10 +163,23 @@ describe("MCP gateway: the client's story", () => {
   });
 
   it("session options from headers, checked by the same rules as POST /v1/sessions", async () => {
-    const { id } = await connect("", { ...AUTH_A, "x-toolsearch-model": "gpt-4o", "x-toolsearch-deferral": "on", "x-toolsearch-listing": "grouped" });
+    const { id } = await connect("", {
+      ...AUTH_A,
+      "x-toolsearch-model": "gpt-4o",
+      "x-toolsearch-deferral": "on",
+      "x-toolsearch-listing": "grouped",
+    });
     const s = (await callWith(EDGE, "GET", `/v1/sessions/${id}`)).body;
     expect([s.model, s.mode, s.listing]).toEqual(["gpt-4o", "deferred", "grouped"]);
-    const bad = await rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }, { "x-toolsearch-deferral": "sometimes" });
+    const bad = await rpc(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      },
+      { "x-toolsearch-deferral": "sometimes" },
+    );
     expect(bad.status).toBe(400);
     expect(bad.messages[0].error.message).toMatch(/deferral/);
   });
@@ -185,21 +209,35 @@ describe("MCP gateway: what it offers", () => {
   });
 
   it("the tenant's access rules apply: a denied tool is in no listing, search or call", async () => {
-    const vars = { ...EDGE, POLICY: { ...(env.POLICY as object), access: { tenants: { "tenant-a": { deny: ["mcp__everything__echo"], denyAnnotations: { destructiveHint: true } } } } } };
+    const vars = {
+      ...EDGE,
+      POLICY: {
+        ...(env.POLICY as object),
+        access: { tenants: { "tenant-a": { deny: ["mcp__everything__echo"], denyAnnotations: { destructiveHint: true } } } },
+      },
+    };
     const { client, id } = await connect("deferral=on", AUTH_A, vars);
     expect(client.getInstructions()).not.toContain("mcp__everything__echo");
     expect(client.getInstructions()).not.toContain("mcp__fixture__wipe_all");
     const sel = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
     expect(textOf(sel)).toContain("is not available in this session");
     await expect(client.callTool({ name: "mcp__fixture__wipe_all", arguments: {} })).rejects.toThrow(/Unknown tool/);
-    expect((await audit(id)).filter((e) => e.type === "denial").map((e) => e.tool).sort()).toEqual(["mcp__everything__echo", "mcp__fixture__wipe_all"]);
+    expect(
+      (await audit(id))
+        .filter((e) => e.type === "denial")
+        .map((e) => e.tool)
+        .sort(),
+    ).toEqual(["mcp__everything__echo", "mcp__fixture__wipe_all"]);
   });
 });
 
 describe("MCP gateway: tenants and restarts", () => {
   it("another tenant's client cannot use the session", async () => {
     const { id } = await connect();
-    const r = await rpc({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { ...AUTH_B, "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+    const r = await rpc(
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      { ...AUTH_B, "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(r.status).toBe(404);
     expect(r.messages[0].error.code).toBe(-32001);
   });
@@ -225,7 +263,22 @@ describe("MCP gateway: protocol-level bad input", () => {
     ["an unsupported protocol version", list, { "mcp-protocol-version": "1999-01-01" }, true, 400, -32000],
     ["a protocol version other than the negotiated one", list, { "mcp-protocol-version": "2025-03-26" }, true, 400, -32000],
     ["a batch in a protocol without batches", [list, { ...list, id: 4 }], {}, true, 400, -32600],
-    ["initialize inside a batch", [{ jsonrpc: "2.0", id: 5, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "x", version: "1" } } }, list], {}, true, 400, -32600],
+    [
+      "initialize inside a batch",
+      [
+        {
+          jsonrpc: "2.0",
+          id: 5,
+          method: "initialize",
+          params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        },
+        list,
+      ],
+      {},
+      true,
+      400,
+      -32600,
+    ],
   ];
   for (const [what, body, headers, withSession, status, code] of cases) {
     it(`${what}: ${status} with JSON-RPC error ${code}, nothing stored`, async () => {
@@ -244,14 +297,20 @@ describe("MCP gateway: protocol-level bad input", () => {
 
   it("an unknown method is JSON-RPC -32601 Method not found", async () => {
     const { id } = await connect();
-    const r = await rpc({ jsonrpc: "2.0", id: 6, method: "tools/frobnicate" }, { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+    const r = await rpc(
+      { jsonrpc: "2.0", id: 6, method: "tools/frobnicate" },
+      { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(r.status).toBe(200);
     expect(r.messages[0].error.code).toBe(-32601);
   });
 
   it("a bad cursor is -32602 Invalid params; tools/list pages with nextCursor", async () => {
     const { client, id } = await connect("deferral=off");
-    const r = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: "zzz" } }, { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" });
+    const r = await rpc(
+      { jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: "zzz" } },
+      { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+    );
     expect(r.messages[0].error.code).toBe(-32602);
     // 23 tools fit one page of 100: no cursor; the SDK client follows nextCursor when there is one
     expect((await client.listTools()).nextCursor).toBeUndefined();
@@ -268,7 +327,12 @@ describe("MCP gateway: protocol-level bad input", () => {
   });
 
   it("protocol 2025-03-26 negotiates, omits the version header, and may batch", async () => {
-    const init = await rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "old", version: "1" } } });
+    const init = await rpc({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "old", version: "1" } },
+    });
     expect(init.messages[0].result.protocolVersion).toBe("2025-03-26");
     const id = init.headers.get("mcp-session-id")!;
     const r = await rpc([list, { ...list, id: 9 }], { "mcp-session-id": id });
@@ -277,7 +341,12 @@ describe("MCP gateway: protocol-level bad input", () => {
   });
 
   it("an unsupported requested version is answered with the latest", async () => {
-    const init = await rpc({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2030-01-01", capabilities: {}, clientInfo: { name: "future", version: "1" } } });
+    const init = await rpc({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2030-01-01", capabilities: {}, clientInfo: { name: "future", version: "1" } },
+    });
     expect(init.messages[0].result.protocolVersion).toBe("2025-11-25");
   });
 });

@@ -31,7 +31,10 @@ describe("the page", () => {
     expect(r.text).toContain('<script src="/page/page.js" defer></script>');
     expect(r.text).toContain('<link rel="stylesheet" href="/page/page.css">');
     expect(r.text).not.toMatch(/https?:\/\//); // no CDN, nothing from elsewhere
-    for (const [file, type] of [["page.js", /javascript/], ["page.css", /^text\/css/]] as const) {
+    for (const [file, type] of [
+      ["page.js", /javascript/],
+      ["page.css", /^text\/css/],
+    ] as const) {
       const f = await open(`/page/${file}`);
       expect(f.status, file).toBe(200);
       expect(f.headers.get("content-type")).toMatch(type);
@@ -59,7 +62,11 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
     const always = cat.tools.filter((t) => t.alwaysLoad);
     expect(always.map((t) => t.name)).toEqual(["mcp__shop__search_products"]);
     const sum = (list: typeof cat.tools, key: "definition" | "name") => list.reduce((n, t) => n + t.tokens[key], 0);
-    expect(shop.tokens).toMatchObject({ full: sum(cat.tools, "definition"), names: sum(deferred, "name"), core: sum(always, "definition") });
+    expect(shop.tokens).toMatchObject({
+      full: sum(cat.tools, "definition"),
+      names: sum(deferred, "name"),
+      core: sum(always, "definition"),
+    });
     expect(r.body.tokens).toMatchObject({ fullInjection: shop.tokens.full, deferredNames: shop.tokens.names, coreTools: shop.tokens.core });
     // one server: its part of each form plus the form's header is the section the CLI tokenized whole
     const { headers, sections } = cat.listing;
@@ -73,7 +80,14 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
     expect(r.status).toBe(200);
     expect(r.body.tools.map((t: { name: string }) => t.name)).toEqual(cat.tools.map((t) => t.name));
     const refund = r.body.tools.find((t: { name: string }) => t.name === "mcp__shop__refund_order");
-    expect(refund).toEqual({ name: "mcp__shop__refund_order", server: "shop", originalName: "refund_order", description: cat.tools.find((t) => t.name === refund.name)!.description, tokens: cat.tools.find((t) => t.name === refund.name)!.tokens, alwaysLoad: false });
+    expect(refund).toEqual({
+      name: "mcp__shop__refund_order",
+      server: "shop",
+      originalName: "refund_order",
+      description: cat.tools.find((t) => t.name === refund.name)!.description,
+      tokens: cat.tools.find((t) => t.name === refund.name)!.tokens,
+      alwaysLoad: false,
+    });
     expect(r.text).not.toContain("inputSchema");
   });
 
@@ -86,7 +100,8 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
 });
 
 describe("GET /v1/catalog/policy", () => {
-  const names = (prompt: Json) => prompt.tools.map((t: { function: { name: string } }) => t.function.name).filter((n: string) => n !== "toolSearch");
+  const names = (prompt: Json) =>
+    prompt.tools.map((t: { function: { name: string } }) => t.function.name).filter((n: string) => n !== "toolSearch");
   /** The preview and a new session for the same fields and key: the same frozen decision. */
   async function previewThenCreate(fields: Record<string, unknown>, vars: Record<string, unknown> = {}, auth = AUTH_A) {
     const q = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)]));
@@ -97,7 +112,12 @@ describe("GET /v1/catalog/policy", () => {
     const session = await callWith(vars, "POST", "/v1/sessions", fields, auth);
     expect(session.status, JSON.stringify(fields)).toBe(201);
     const p = preview.body;
-    expect({ mode: p.mode, reason: p.reason, listing: p.listing, coreTools: p.coreTools }, JSON.stringify(fields)).toEqual({ mode: session.body.mode, reason: session.body.reason, listing: session.body.listing, coreTools: names(session.body.prompt) });
+    expect({ mode: p.mode, reason: p.reason, listing: p.listing, coreTools: p.coreTools }, JSON.stringify(fields)).toEqual({
+      mode: session.body.mode,
+      reason: session.body.reason,
+      listing: session.body.listing,
+      coreTools: names(session.body.prompt),
+    });
     return { preview: p, session: session.body };
   }
 
@@ -142,7 +162,12 @@ describe("GET /v1/catalog/policy", () => {
     const whole = await previewThenCreate({ model: "tiny-model" });
     expect(whole.preview.mode).toBe("deferred");
     const b = await previewThenCreate({ model: "tiny-model" }, vars, AUTH_B);
-    expect(b.preview).toMatchObject({ mode: "full", listing: null, deferredTools: 0, access: { rules: "tenant tenant-b", catalogTools: 13, visibleTools: 2, deniedTools: 11 } });
+    expect(b.preview).toMatchObject({
+      mode: "full",
+      listing: null,
+      deferredTools: 0,
+      access: { rules: "tenant tenant-b", catalogTools: 13, visibleTools: 2, deniedTools: 11 },
+    });
     expect([...b.preview.coreTools].sort()).toEqual(["mcp__shop__get_order", "mcp__shop__search_products"]);
     const text = JSON.stringify(b.preview);
     for (const hidden of ["refund_order", "send_email", "cancel_order"]) expect(text).not.toContain(hidden);
@@ -176,17 +201,26 @@ describe("GET /v1/sessions/:id/history", () => {
     const state = (await call("GET", `/v1/sessions/${s.id}`)).body;
     const r = await call("GET", `/v1/sessions/${s.id}/history`);
     expect(r.status).toBe(200);
-    expect(r.body.searches.map((e: { query: string }) => e.query)).toEqual(["select:mcp__shop__refund_order", "track parcel shipment", "select:mcp__shop__refund_order"]);
+    expect(r.body.searches.map((e: { query: string }) => e.query)).toEqual([
+      "select:mcp__shop__refund_order",
+      "track parcel shipment",
+      "select:mcp__shop__refund_order",
+    ]);
     expect(r.body.searches[0].loaded).toEqual(["mcp__shop__refund_order"]);
     expect(r.body.searches[2].loaded).toEqual([]);
     expect(r.body.activations.map((a: { name: string }) => a.name)).toEqual(state.activations);
-    for (const t of [...r.body.searches, ...r.body.activations]) expect(Date.parse(t.at)).toBeGreaterThanOrEqual(Date.parse(state.createdAt));
+    for (const t of [...r.body.searches, ...r.body.activations])
+      expect(Date.parse(t.at)).toBeGreaterThanOrEqual(Date.parse(state.createdAt));
     expect(r.body.splices).toEqual([]);
   });
 
   it("is read-only: it does not count as use of the session", async () => {
     const s = await newSession();
-    const lastUsed = () => runInDurableObject(sessionObject(s.id), (_o: SessionDO, st) => st.storage.sql.exec<{ t: number }>("SELECT last_used_at AS t FROM session").one().t);
+    const lastUsed = () =>
+      runInDurableObject(
+        sessionObject(s.id),
+        (_o: SessionDO, st) => st.storage.sql.exec<{ t: number }>("SELECT last_used_at AS t FROM session").one().t,
+      );
     const before = await lastUsed();
     await new Promise((r) => setTimeout(r, 5));
     expect((await call("GET", `/v1/sessions/${s.id}/history`)).status).toBe(200);
@@ -202,7 +236,11 @@ describe("GET /v1/sessions/:id/history", () => {
 
   it("shows the splice the chat endpoint stored for a hidden toolSearch round", async () => {
     const upstream = inject("upstreamUrl");
-    const req = new Request(`${BASE}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "x-toolsearch-listing": "names", ...AUTH_A }, body: JSON.stringify({ model: "tiny-model", messages: [{ role: "user", content: "refund order 42" }] }) });
+    const req = new Request(`${BASE}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-toolsearch-listing": "names", ...AUTH_A },
+      body: JSON.stringify({ model: "tiny-model", messages: [{ role: "user", content: "refund order 42" }] }),
+    });
     const res = await worker.fetch(req, { ...env, OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test" } as Env, createExecutionContext());
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { choices: Array<{ message: { tool_calls: Array<{ function: { name: string } }> } }> };

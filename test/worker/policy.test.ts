@@ -51,9 +51,15 @@ describe("defer or not", () => {
 
   it("sub-agent profiles get exactly their tools, never deferred; deferral off forces full", async () => {
     const sub = await create({ model: "gpt-5", profile: "refunds-subagent", deferral: "on" });
-    expect(sub.body).toMatchObject({ mode: "full", reason: 'profile "refunds-subagent" is a sub-agent profile: its tools are always loaded' });
+    expect(sub.body).toMatchObject({
+      mode: "full",
+      reason: 'profile "refunds-subagent" is a sub-agent profile: its tools are always loaded',
+    });
     expect(sub.body.prompt.system).toBe("");
-    expect(sub.body.prompt.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["mcp__shop__refund_order", "mcp__shop__get_order"]);
+    expect(sub.body.prompt.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      "mcp__shop__refund_order",
+      "mcp__shop__get_order",
+    ]);
     const off = await create({ model: "gpt-5", deferral: "off", contextWindow: 1000 });
     expect(off.body).toMatchObject({ mode: "full", reason: "deferral is off for this session" });
     const names = off.body.prompt.tools.map((t: { function: { name: string } }) => t.function.name);
@@ -65,7 +71,11 @@ describe("defer or not", () => {
 
   it("a profile's core tools follow the alwaysLoad tools and are never deferred", async () => {
     const r = await create({ model: "gpt-5", profile: "support", deferral: "on" });
-    expect(r.body.prompt.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["mcp__shop__search_products", "mcp__shop__get_order", "toolSearch"]);
+    expect(r.body.prompt.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      "mcp__shop__search_products",
+      "mcp__shop__get_order",
+      "toolSearch",
+    ]);
     expect(r.body.prompt.system).not.toContain("mcp__shop__get_order\n");
   });
 });
@@ -74,26 +84,49 @@ describe("bad input on the session routes", () => {
   it.each([
     [{ method: "POST", path: "/v1/sessions", body: "{nope" }, 400, "bad_request", "body is not valid JSON"],
     [{ method: "POST", path: "/v1/sessions", body: "[1]" }, 400, "bad_request", "body must be a JSON object"],
-    [{ method: "POST", path: "/v1/sessions", body: { model: "gpt-4o" }, type: "text/plain" }, 415, "unsupported_media_type", "content-type must be application/json"],
+    [
+      { method: "POST", path: "/v1/sessions", body: { model: "gpt-4o" }, type: "text/plain" },
+      415,
+      "unsupported_media_type",
+      "content-type must be application/json",
+    ],
     [{ method: "POST", path: "/v1/sessions", body: {} }, 400, "bad_request", "model: required"],
-    [{ method: "POST", path: "/v1/sessions", body: { model: "gpt-4o", profile: "nobody" } }, 400, "bad_request", 'unknown profile "nobody"'],
-    [{ method: "POST", path: "/v1/sessions", body: { model: "gpt-4o", deferral: "maybe" } }, 400, "bad_request", 'deferral: must be "auto", "on" or "off"'],
-    [{ method: "POST", path: "/v1/sessions", body: { model: "gpt-4o", contextWindow: 12.5 } }, 400, "bad_request", "contextWindow: must be an integer"],
+    [
+      { method: "POST", path: "/v1/sessions", body: { model: "gpt-4o", profile: "nobody" } },
+      400,
+      "bad_request",
+      'unknown profile "nobody"',
+    ],
+    [
+      { method: "POST", path: "/v1/sessions", body: { model: "gpt-4o", deferral: "maybe" } },
+      400,
+      "bad_request",
+      'deferral: must be "auto", "on" or "off"',
+    ],
+    [
+      { method: "POST", path: "/v1/sessions", body: { model: "gpt-4o", contextWindow: 12.5 } },
+      400,
+      "bad_request",
+      "contextWindow: must be an integer",
+    ],
     [{ method: "POST", path: "/v1/sessions", body: { model: "gpt-4o", colour: "red" } }, 400, "bad_request", 'unknown field "colour"'],
     [{ method: "PUT", path: "/v1/sessions" }, 405, "method_not_allowed", "PUT is not allowed"],
     [{ method: "GET", path: "/v1/nothing" }, 404, "not_found", "no route GET /v1/nothing"],
     [{ method: "GET", path: "/v1/sessions/not-an-id" }, 404, "not_found", "session not-an-id does not exist"],
     [{ method: "GET", path: `/v1/sessions/ses_${"C".repeat(32)}` }, 404, "not_found", "does not exist"],
     [{ method: "POST", path: `/v1/sessions/ses_${"C".repeat(32)}/tool-search`, body: { query: "x" } }, 404, "not_found", "does not exist"],
-  ] as Array<[{ method: string; path: string; body?: unknown; type?: string }, number, string, string]>)("%j -> %i %s", async (req, status, code, message) => {
-    const headers = req.type ? { "content-type": req.type } : undefined;
-    const r = await call(req.method, req.path, req.body, headers);
-    expect(r.status).toBe(status);
-    expect(r.body.error.code).toBe(code);
-    expect(r.body.error.message).toContain(message);
-    expect(r.headers.get("content-type")).toContain("application/json");
-    expect(r.headers.get("x-catalog")).toMatch(/^shop@1\.0\.0#/);
-  });
+  ] as Array<[{ method: string; path: string; body?: unknown; type?: string }, number, string, string]>)(
+    "%j -> %i %s",
+    async (req, status, code, message) => {
+      const headers = req.type ? { "content-type": req.type } : undefined;
+      const r = await call(req.method, req.path, req.body, headers);
+      expect(r.status).toBe(status);
+      expect(r.body.error.code).toBe(code);
+      expect(r.body.error.message).toContain(message);
+      expect(r.headers.get("content-type")).toContain("application/json");
+      expect(r.headers.get("x-catalog")).toMatch(/^shop@1\.0\.0#/);
+    },
+  );
 
   it("prompt format must be openai or anthropic", async () => {
     const s = (await create({ model: "gpt-4o", deferral: "on" })).body;

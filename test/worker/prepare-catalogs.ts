@@ -20,7 +20,10 @@ async function shop(version: string, edit: (tools: Array<Record<string, unknown>
   edit(tools);
   const file = join(TEST_CATALOGS, `.shop-${version}.tools.json`);
   await writeFile(file, JSON.stringify(tools));
-  const config = parseConfig({ name: "shop", version, mcpServers: { shop: { tools: file, alwaysLoad: ["search_products"] } } }, TEST_CATALOGS);
+  const config = parseConfig(
+    { name: "shop", version, mcpServers: { shop: { tools: file, alwaysLoad: ["search_products"] } } },
+    TEST_CATALOGS,
+  );
   const { text } = await buildCatalog(config);
   await rm(file);
   return text;
@@ -35,17 +38,28 @@ export async function prepareWorkerCatalogs(): Promise<void> {
   }
   const v1 = await shop("1.0.0", () => {});
   const v2 = await shop("2.0.0", (tools) => {
-    tools.splice(tools.findIndex((t) => t.name === "cancel_order"), 1);
-    tools.push({ name: "gift_wrap_order", description: "Add gift wrapping and a message to an order.", inputSchema: { type: "object", properties: { order_id: { type: "string" }, message: { type: "string" } }, required: ["order_id"] } });
+    tools.splice(
+      tools.findIndex((t) => t.name === "cancel_order"),
+      1,
+    );
+    tools.push({
+      name: "gift_wrap_order",
+      description: "Add gift wrapping and a message to an order.",
+      inputSchema: { type: "object", properties: { order_id: { type: "string" }, message: { type: "string" } }, required: ["order_id"] },
+    });
   });
   await writeFile(join(TEST_CATALOGS, "shop@1.0.0.json"), v1);
   await writeFile(join(TEST_CATALOGS, "shop@2.0.0.json"), v2);
   const at = v1.indexOf("Cancel an order");
   await writeFile(join(TEST_CATALOGS, "tampered@1.0.0.json"), `${v1.slice(0, at)}Xancel an order${v1.slice(at + 15)}`);
   // LiveMCPBench's ppt (35 tools) and word-document-server, with the descriptions its rows carry
-  const rows = (await readFile(join(ROOT, "test/data/eval/livemcpbench/tools.jsonl"), "utf8")).split("\n").filter((l) => /"server": "(ppt|word-document-server)"/.test(l));
+  const rows = (await readFile(join(ROOT, "test/data/eval/livemcpbench/tools.jsonl"), "utf8"))
+    .split("\n")
+    .filter((l) => /"server": "(ppt|word-document-server)"/.test(l));
   await writeFile(join(TEST_CATALOGS, ".office.jsonl"), rows.join("\n"));
-  const office = await buildCatalog(parseConfig({ name: "office", version: "1.0.0", mcpServers: { office: { tools: ".office.jsonl" } } }, TEST_CATALOGS));
+  const office = await buildCatalog(
+    parseConfig({ name: "office", version: "1.0.0", mcpServers: { office: { tools: ".office.jsonl" } } }, TEST_CATALOGS),
+  );
   await rm(join(TEST_CATALOGS, ".office.jsonl"));
   await writeFile(join(TEST_CATALOGS, "office@1.0.0.json"), office.text);
   // built by toolsearch before the catalog format v2 (committed fixture)

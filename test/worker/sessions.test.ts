@@ -13,9 +13,14 @@ describe("POST /v1/sessions", () => {
     expect(r.status).toBe(201);
     expect(r.headers.get("x-catalog")).toMatch(SHOP_LABEL);
     expect(r.body.id).toMatch(/^ses_[A-Za-z0-9_-]{32}$/);
-    expect(r.body).toMatchObject({ mode: "deferred", reason: expect.stringMatching(/^deferral is on for this session; listing "names": \d+ tokens fit/), catalog: { name: "shop", version: "1.0.0" } });
+    expect(r.body).toMatchObject({
+      mode: "deferred",
+      reason: expect.stringMatching(/^deferral is on for this session; listing "names": \d+ tokens fit/),
+      catalog: { name: "shop", version: "1.0.0" },
+    });
     const { system, tools } = r.body.prompt;
-    for (const name of ["mcp__shop__get_order", "mcp__shop__refund_order", "mcp__shop__inventory_check-stock"]) expect(system).toContain(`\n${name}\n`);
+    for (const name of ["mcp__shop__get_order", "mcp__shop__refund_order", "mcp__shop__inventory_check-stock"])
+      expect(system).toContain(`\n${name}\n`);
     expect(system).not.toContain("mcp__shop__search_products"); // alwaysLoad: a core tool, never deferred
     expect(tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["mcp__shop__search_products", "toolSearch"]);
   });
@@ -30,7 +35,12 @@ describe("prompt invariants", () => {
   it("system never changes; tools grow only at the end; prefixHash changes exactly with the bytes", async () => {
     const s = await newSession();
     const turns = [await promptOf(s.id)];
-    for (const q of ["select:mcp__shop__refund_order", "track parcel shipment", "select:mcp__shop__refund_order", "select:mcp__shop__send_email,mcp__shop__get_customer"]) {
+    for (const q of [
+      "select:mcp__shop__refund_order",
+      "track parcel shipment",
+      "select:mcp__shop__refund_order",
+      "select:mcp__shop__send_email,mcp__shop__get_customer",
+    ]) {
       expect((await search(s.id, q)).status).toBe(200);
       turns.push(await promptOf(s.id));
     }
@@ -57,7 +67,11 @@ describe("prompt invariants", () => {
     expect(JSON.stringify(pb)).toBe(JSON.stringify(pa));
     const [aa, ab] = [await promptOf(a.id, "anthropic"), await promptOf(b.id, "anthropic")];
     expect(JSON.stringify(ab)).toBe(JSON.stringify(aa));
-    expect(aa.tools[0]).toEqual({ name: "mcp__shop__search_products", description: expect.any(String), input_schema: expect.objectContaining({ type: "object" }) });
+    expect(aa.tools[0]).toEqual({
+      name: "mcp__shop__search_products",
+      description: expect.any(String),
+      input_schema: expect.objectContaining({ type: "object" }),
+    });
     expect(aa.prefixHash).not.toBe(pa.prefixHash);
   });
 });
@@ -137,10 +151,20 @@ describe("GET / DELETE", () => {
     const s = await newSession({ model: "claude-sonnet-4-5", deferral: "on", profile: "support" });
     await search(s.id, "select:mcp__shop__cancel_order");
     const r = await call("GET", `/v1/sessions/${s.id}`);
-    expect(r.body).toMatchObject({ id: s.id, mode: "deferred", model: "claude-sonnet-4-5", profile: "support", activations: ["mcp__shop__cancel_order"] });
+    expect(r.body).toMatchObject({
+      id: s.id,
+      mode: "deferred",
+      model: "claude-sonnet-4-5",
+      profile: "support",
+      activations: ["mcp__shop__cancel_order"],
+    });
     expect(new Date(r.body.createdAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect((await call("DELETE", `/v1/sessions/${s.id}`)).status).toBe(204);
-    for (const [m, p] of [["GET", ""], ["GET", "/prompt"], ["DELETE", ""]] as const) {
+    for (const [m, p] of [
+      ["GET", ""],
+      ["GET", "/prompt"],
+      ["DELETE", ""],
+    ] as const) {
       const gone = await call(m, `/v1/sessions/${s.id}${p}`);
       expect(gone.status).toBe(404);
       expect(gone.body.error.code).toBe("not_found");
@@ -152,7 +176,12 @@ describe("GET / DELETE", () => {
     const c = await call("GET", "/v1/catalog");
     expect(c.status).toBe(200);
     expect(c.headers.get("x-catalog")).toMatch(SHOP_LABEL);
-    expect(c.body).toMatchObject({ name: "shop", version: "1.0.0", tools: 13, servers: [{ name: "shop", transport: "recorded", tools: 13 }] });
+    expect(c.body).toMatchObject({
+      name: "shop",
+      version: "1.0.0",
+      tools: 13,
+      servers: [{ name: "shop", transport: "recorded", tools: 13 }],
+    });
     expect(c.body.tokens.fullInjection).toBeGreaterThan(c.body.tokens.deferredNames);
     const h = await call("GET", "/healthz");
     expect(h.body).toMatchObject({ ok: true, tools: 13 });

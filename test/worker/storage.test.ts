@@ -6,7 +6,20 @@ import { describe, expect, it } from "vitest";
 import type { SessionDO } from "../../worker/session.ts";
 import { call, newSession, search, sessionObject } from "./helpers.ts";
 
-const SHOP = ["cancel_order", "refund_order", "track_shipment", "update_shipping_address", "get_customer", "send_email", "apply_coupon", "list_orders", "get_order", "create_order", "get_product", "inventory_check-stock"].map((n) => `mcp__shop__${n}`);
+const SHOP = [
+  "cancel_order",
+  "refund_order",
+  "track_shipment",
+  "update_shipping_address",
+  "get_customer",
+  "send_email",
+  "apply_coupon",
+  "list_orders",
+  "get_order",
+  "create_order",
+  "get_product",
+  "inventory_check-stock",
+].map((n) => `mcp__shop__${n}`);
 
 describe("SessionDO", () => {
   it("50 concurrent toolSearch calls record every activation exactly once, in one order", async () => {
@@ -40,7 +53,11 @@ describe("SessionDO", () => {
         return alarm;
       }).then((alarm) => expect(alarm).toBeGreaterThan(Date.now() + ttl - 60_000));
       // the idle one was last used 8 days ago, the used one just now
-      if (s === idle) await runInDurableObject(stub, (_o: SessionDO, state) => void state.storage.sql.exec("UPDATE session SET last_used_at = ?", Date.now() - ttl - 86_400_000));
+      if (s === idle)
+        await runInDurableObject(
+          stub,
+          (_o: SessionDO, state) => void state.storage.sql.exec("UPDATE session SET last_used_at = ?", Date.now() - ttl - 86_400_000),
+        );
       expect(await runDurableObjectAlarm(stub)).toBe(true);
     }
     expect((await call("GET", `/v1/sessions/${idle.id}`)).status).toBe(404);

@@ -56,12 +56,16 @@ describe("faults", () => {
     const s = await newSession();
     await search(s.id, "select:mcp__shop__refund_order");
     // break the object's storage under it: the next activation fails inside the object
-    await runInDurableObject(sessionObject(s.id), (_o: SessionDO, state) => state.storage.sql.exec("ALTER TABLE events RENAME TO events_gone"));
+    await runInDurableObject(sessionObject(s.id), (_o: SessionDO, state) =>
+      state.storage.sql.exec("ALTER TABLE events RENAME TO events_gone"),
+    );
     const r = await search(s.id, "select:mcp__shop__get_order");
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe("unavailable");
     expect(r.body.error.message).toMatch(/retry/);
-    await runInDurableObject(sessionObject(s.id), (_o: SessionDO, state) => state.storage.sql.exec("ALTER TABLE events_gone RENAME TO events"));
+    await runInDurableObject(sessionObject(s.id), (_o: SessionDO, state) =>
+      state.storage.sql.exec("ALTER TABLE events_gone RENAME TO events"),
+    );
     // the failed call wrote nothing (one transaction), and the session works again
     expect((await call("GET", `/v1/sessions/${s.id}`)).body.activations).toEqual(["mcp__shop__refund_order"]);
     expect((await search(s.id, "select:mcp__shop__get_order")).body.loaded).toEqual(["mcp__shop__get_order"]);
@@ -100,12 +104,31 @@ describe("faults", () => {
     for (let round = 0; round < 5; round++) {
       const id = `ses_${String(round).repeat(32)}`;
       const stub = sessionObject(id);
-      const init = (model: string) => ({ id, catalogFile: "shop@1.0.0.json", catalogHash: "0".repeat(64), model, profile: "default", mode: "deferred" as const, activation: "inject" as const, reason: "test", systemSection: "", coreTools: [], ttlMs: 60_000 });
-      const results = await Promise.all([stub.create(init("first")), stub.remove(), stub.create(init("second")), stub.activate(["mcp__shop__get_order"], "q")]);
+      const init = (model: string) => ({
+        id,
+        catalogFile: "shop@1.0.0.json",
+        catalogHash: "0".repeat(64),
+        model,
+        profile: "default",
+        mode: "deferred" as const,
+        activation: "inject" as const,
+        reason: "test",
+        systemSection: "",
+        coreTools: [],
+        ttlMs: 60_000,
+      });
+      const results = await Promise.all([
+        stub.create(init("first")),
+        stub.remove(),
+        stub.create(init("second")),
+        stub.activate(["mcp__shop__get_order"], "q"),
+      ]);
       const created = results.filter((r, i) => (i === 0 || i === 2) && r !== null);
       expect(created.length).toBeGreaterThanOrEqual(1);
       const state = await stub.get();
-      const rows = await runInDurableObject(stub, (_o: SessionDO, st) => ["session", "activations", "events"].map((t) => st.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${t}`).one().n));
+      const rows = await runInDurableObject(stub, (_o: SessionDO, st) =>
+        ["session", "activations", "events"].map((t) => st.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${t}`).one().n),
+      );
       if (state === null) expect(rows).toEqual([0, 0, 0]);
       else {
         expect(["first", "second"]).toContain(state.model);

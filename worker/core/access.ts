@@ -43,10 +43,12 @@ function checkLayer(layer: unknown, where: string): AccessLayer {
   if (!layer || typeof layer !== "object" || Array.isArray(layer)) throw bad(`${where} must be a table`);
   for (const [k, v] of Object.entries(layer)) {
     if (!LAYER_KEYS.has(k)) throw bad(`${where}.${k} is not a rule (allow, deny, denyAnnotations, requireAnnotations)`);
-    if ((k === "allow" || k === "deny") && !(Array.isArray(v) && v.every((p) => typeof p === "string"))) throw bad(`${where}.${k} must be a list of patterns`);
+    if ((k === "allow" || k === "deny") && !(Array.isArray(v) && v.every((p) => typeof p === "string")))
+      throw bad(`${where}.${k} must be a list of patterns`);
     if (k.endsWith("Annotations")) {
       for (const [hint, value] of Object.entries((v ?? {}) as object)) {
-        if (!HINTS.has(hint) || typeof value !== "boolean") throw bad(`${where}.${k}.${hint} must be one of ${[...HINTS].join(", ")} = true/false`);
+        if (!HINTS.has(hint) || typeof value !== "boolean")
+          throw bad(`${where}.${k}.${hint} must be one of ${[...HINTS].join(", ")} = true/false`);
       }
     }
   }
@@ -68,7 +70,16 @@ export function accessFor(config: AccessConfig | undefined, tenant: string): Acc
 const globs = new Map<string, RegExp>();
 function glob(p: string): RegExp {
   let re = globs.get(p);
-  if (!re) globs.set(p, (re = new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`)));
+  if (!re)
+    globs.set(
+      p,
+      (re = new RegExp(
+        `^${p
+          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*/g, ".*")
+          .replace(/\?/g, ".")}$`,
+      )),
+    );
   return re;
 }
 
@@ -90,12 +101,14 @@ export function checkAccess(rules: AccessRules | undefined, tool: Pick<CatalogTo
   if (p) return { allowed: false, reason: `disabled globally (POLICY.access.disabled: ${p})` };
   p = matching(tool, rules.deny);
   if (p) return { allowed: false, reason: `denied by ${rules.source} (deny: ${p})` };
-  if (rules.allow && !matching(tool, rules.allow)) return { allowed: false, reason: `not allowed for ${rules.source} (allow: ${rules.allow.join(", ")})` };
+  if (rules.allow && !matching(tool, rules.allow))
+    return { allowed: false, reason: `not allowed for ${rules.source} (allow: ${rules.allow.join(", ")})` };
   for (const [name, value] of Object.entries(rules.denyAnnotations ?? {})) {
     if (hint(tool, name) === value) return { allowed: false, reason: `denied by ${rules.source} (denyAnnotations: ${name} is ${value})` };
   }
   for (const [name, value] of Object.entries(rules.requireAnnotations ?? {})) {
-    if (hint(tool, name) !== value) return { allowed: false, reason: `denied by ${rules.source} (requireAnnotations: ${name} must be ${value})` };
+    if (hint(tool, name) !== value)
+      return { allowed: false, reason: `denied by ${rules.source} (requireAnnotations: ${name} must be ${value})` };
   }
   return { allowed: true };
 }

@@ -14,7 +14,18 @@
 
 import { notAvailable, type AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
-import { CALL_TOOL_NAME, textOf, upstreamTools, addUsage, emptyUsage, type ChatMessage, type OpenAITool, type SessionView, type ToolCall, type Usage } from "./chat.ts";
+import {
+  CALL_TOOL_NAME,
+  textOf,
+  upstreamTools,
+  addUsage,
+  emptyUsage,
+  type ChatMessage,
+  type OpenAITool,
+  type SessionView,
+  type ToolCall,
+  type Usage,
+} from "./chat.ts";
 import { ToolsearchError } from "./errors.ts";
 import { CALL_TOOL_TOOL, TOOL_SEARCH_NAME } from "./prompt.ts";
 import { closestNames, type SearchCatalog } from "./search.ts";
@@ -94,14 +105,31 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       // text said in hidden rounds reaches the client too, streaming or not
       if (hidden.length) message.content = text || turn.message.content;
       const changed = hidden.length > 0 || rewritten || messageSig(message) !== messageSig(turn.message);
-      return { message, finishReason: turn.finishReason, usage, hops: hop + 1, splice: changed ? { hidden, reply: { sig: messageSig(message), upstream: turn.message } } : null };
+      return {
+        message,
+        finishReason: turn.finishReason,
+        usage,
+        hops: hop + 1,
+        splice: changed ? { hidden, reply: { sig: messageSig(message), upstream: turn.message } } : null,
+      };
     }
-    if (last) throw new ToolsearchError("upstream_error", `the model kept calling tools after ${rounds.search} search and ${rounds.edge} edge rounds (limits ${maxHops} and ${maxEdge}) and tool_choice "none"`);
+    if (last)
+      throw new ToolsearchError(
+        "upstream_error",
+        `the model kept calling tools after ${rounds.search} search and ${rounds.edge} edge rounds (limits ${maxHops} and ${maxEdge}) and tool_choice "none"`,
+      );
     if (verdicts.some((v) => "edge" in v)) rounds.edge++;
     else rounds.search++;
     hidden.push(turn.message);
     for (const v of verdicts) {
-      hidden.push(toolResult(v.call, "answer" in v ? v.answer : `Not run: this call was made together with calls that needed an answer first. Call ${v.call.function.name} again.`));
+      hidden.push(
+        toolResult(
+          v.call,
+          "answer" in v
+            ? v.answer
+            : `Not run: this call was made together with calls that needed an answer first. Call ${v.call.function.name} again.`,
+        ),
+      );
     }
   }
 
@@ -112,7 +140,7 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       try {
         args = JSON.parse(call.function.arguments || "{}");
       } catch {
-        return { call, answer: "Error: toolSearch arguments are not valid JSON; pass {\"query\": \"...\"}." };
+        return { call, answer: 'Error: toolSearch arguments are not valid JSON; pass {"query": "..."}.' };
       }
       const answer = await answerToolSearch(catalog, session, args?.query, args?.limit, io.activate, input.view, "chat");
       if (!answer) throw new ToolsearchError("not_found", "the session was deleted during the request");
@@ -140,7 +168,11 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
    */
   async function viaCatalog(call: ToolCall, name: string, args: string | Record<string, unknown>): Promise<Verdict> {
     const tool = catalog.byName.get(name);
-    if (!tool) return { call, answer: `Error: there is no tool "${name.slice(0, 80)}". Closest names: ${closestNames(catalog, name, 3, input.view?.candidates).join(", ")}. Load one with ${TOOL_SEARCH_NAME}.` };
+    if (!tool)
+      return {
+        call,
+        answer: `Error: there is no tool "${name.slice(0, 80)}". Closest names: ${closestNames(catalog, name, 3, input.view?.candidates).join(", ")}. Load one with ${TOOL_SEARCH_NAME}.`,
+      };
     const denied = clientNames.has(name) ? undefined : input.view?.denied.get(name);
     if (denied) {
       // recorded as a denial in the session's audit trail; nothing is loaded
@@ -155,10 +187,16 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
     const check = checkArguments(tool.inputSchema, args);
     if (!check.ok) {
       const schema = session.activation === "proxy" ? proxySchemas(catalog.byName, [name]) : ` Its schema is now in your tools list.`;
-      return { call, answer: `Error: invalid arguments for ${name}:\n${check.errors.map((e) => `- ${e}`).join("\n")}\nFix them and call again.${schema}` };
+      return {
+        call,
+        answer: `Error: invalid arguments for ${name}:\n${check.errors.map((e) => `- ${e}`).join("\n")}\nFix them and call again.${schema}`,
+      };
     }
     if (input.edge?.servers.has(tool.server) && io.execute) return { call, answer: await io.execute(name, check.args), edge: true };
-    const client = typeof args === "string" && call.function.name === name ? call : { ...call, function: { name, arguments: JSON.stringify(check.args) } };
+    const client =
+      typeof args === "string" && call.function.name === name
+        ? call
+        : { ...call, function: { name, arguments: JSON.stringify(check.args) } };
     return { call, client };
   }
 }

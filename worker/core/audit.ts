@@ -48,7 +48,24 @@ export interface AuditRow {
   via: string;
 }
 
-export const AUDIT_COLUMNS = ["id", "at", "tenant", "session", "type", "tool", "server", "decision", "outcome", "duration_ms", "args_digest", "args_bytes", "result_bytes", "detail", "arguments", "via"] as const;
+export const AUDIT_COLUMNS = [
+  "id",
+  "at",
+  "tenant",
+  "session",
+  "type",
+  "tool",
+  "server",
+  "decision",
+  "outcome",
+  "duration_ms",
+  "args_digest",
+  "args_bytes",
+  "result_bytes",
+  "detail",
+  "arguments",
+  "via",
+] as const;
 
 export function eventId(at: number, seq: number, random: Uint8Array): string {
   const hex = [...random.subarray(0, 6)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -114,7 +131,8 @@ const bad = (m: string) => new ToolsearchError("bad_request", m);
 /** `?session=&tool=&outcome=&type=&since=&limit=&cursor=`, each checked. */
 export function parseAuditQuery(params: URLSearchParams): AuditQuery {
   const known = new Set(["session", "tool", "outcome", "type", "since", "limit", "cursor"]);
-  for (const k of params.keys()) if (!known.has(k)) throw bad(`unknown query parameter "${k.slice(0, 40)}" (session, tool, outcome, type, since, limit, cursor)`);
+  for (const k of params.keys())
+    if (!known.has(k)) throw bad(`unknown query parameter "${k.slice(0, 40)}" (session, tool, outcome, type, since, limit, cursor)`);
   const q: AuditQuery = { limit: 100 };
   const session = params.get("session");
   if (session !== null) {

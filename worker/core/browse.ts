@@ -24,7 +24,13 @@ export function onServer(t: CatalogTool, label: string): boolean {
 }
 
 /** Page `page` (1-based) of the server's tools among `candidates` (all when absent), in name order. */
-export function browseServer(tools: readonly CatalogTool[], label: string, page: number, pageSize: number, candidates?: ReadonlySet<string>): BrowseOutcome {
+export function browseServer(
+  tools: readonly CatalogTool[],
+  label: string,
+  page: number,
+  pageSize: number,
+  candidates?: ReadonlySet<string>,
+): BrowseOutcome {
   const visible = candidates ? tools.filter((t) => candidates.has(t.name)) : tools;
   const own = visible.filter((t) => onServer(t, label));
   if (!own.length) {
@@ -35,13 +41,23 @@ export function browseServer(tools: readonly CatalogTool[], label: string, page:
   }
   const pages = Math.ceil(own.length / pageSize);
   const first = (page - 1) * pageSize;
-  return { kind: "browse", server: serverLabel(own[0]!.server), tools: own.slice(first, first + pageSize), page, pages, total: own.length, first: first + 1 };
+  return {
+    kind: "browse",
+    server: serverLabel(own[0]!.server),
+    tools: own.slice(first, first + pageSize),
+    page,
+    pages,
+    total: own.length,
+    first: first + 1,
+  };
 }
 
 /** The tool-result text of a browse. */
 export function formatBrowse(o: BrowseOutcome): string {
-  if ("unknownServer" in o) return `No server "${oneLine(o.server, 64)}". Servers: ${o.closest.join(", ")}${o.closest.length ? "" : "(none)"}. Browse one with mcp__<server>, or search with keywords.`;
-  if (!o.tools.length) return `Server ${o.server} has ${o.total} tools in ${o.pages} page${o.pages > 1 ? "s" : ""}; there is no page ${o.page}.`;
+  if ("unknownServer" in o)
+    return `No server "${oneLine(o.server, 64)}". Servers: ${o.closest.join(", ")}${o.closest.length ? "" : "(none)"}. Browse one with mcp__<server>, or search with keywords.`;
+  if (!o.tools.length)
+    return `Server ${o.server} has ${o.total} tools in ${o.pages} page${o.pages > 1 ? "s" : ""}; there is no page ${o.page}.`;
   const last = o.first + o.tools.length - 1;
   const lines = [
     `Server ${o.server}: ${o.total} tools, ${o.first}-${last} shown (page ${o.page} of ${o.pages}). Nothing was loaded: load tools with select:<name>[,<name>...], or search with keywords.`,

@@ -59,8 +59,16 @@ export function capResult(result: CallToolResult, maxBytes: number): { result: C
       dropped++;
     } else dropped++;
   }
-  const what = [dropped ? `${dropped} content block(s) cut or dropped` : "", result.structuredContent !== undefined && out.structuredContent === undefined ? "structuredContent dropped" : ""].filter(Boolean).join(", ");
-  out.content.push({ type: "text", text: `[toolsearch: result capped: the server sent ${bytes} bytes, the limit is ${maxBytes}; ${what}]` });
+  const what = [
+    dropped ? `${dropped} content block(s) cut or dropped` : "",
+    result.structuredContent !== undefined && out.structuredContent === undefined ? "structuredContent dropped" : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  out.content.push({
+    type: "text",
+    text: `[toolsearch: result capped: the server sent ${bytes} bytes, the limit is ${maxBytes}; ${what}]`,
+  });
   return { result: out, bytes, capped: true };
 }
 
@@ -71,10 +79,13 @@ export const CHAT_RESULT_MAX_CHARS = 65_536;
 export function resultText(result: CallToolResult, maxChars = CHAT_RESULT_MAX_CHARS): string {
   const parts = (result.content ?? []).map((b) => {
     if (b.type === "text") return String(b.text ?? "");
-    if (b.type === "image" || b.type === "audio") return `[${b.type} ${String(b.mimeType ?? "")}, ${String(b.data ?? "").length} base64 characters]`;
+    if (b.type === "image" || b.type === "audio")
+      return `[${b.type} ${String(b.mimeType ?? "")}, ${String(b.data ?? "").length} base64 characters]`;
     if (b.type === "resource") {
       const r = (b.resource ?? {}) as Record<string, unknown>;
-      return typeof r.text === "string" ? `[resource ${String(r.uri ?? "")}]\n${r.text}` : `[resource ${String(r.uri ?? "")} ${String(r.mimeType ?? "")}]`;
+      return typeof r.text === "string"
+        ? `[resource ${String(r.uri ?? "")}]\n${r.text}`
+        : `[resource ${String(r.uri ?? "")} ${String(r.mimeType ?? "")}]`;
     }
     if (b.type === "resource_link") return `[resource link ${String(b.uri ?? "")}${b.name ? ` (${String(b.name)})` : ""}]`;
     return JSON.stringify(b);

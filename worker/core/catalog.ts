@@ -99,7 +99,9 @@ export function checkCatalogShape(value: unknown): asserts value is Catalog {
   if (c.format !== CATALOG_FORMAT) {
     const format: unknown = c.format;
     if (typeof format !== "string") invalid("no format field: not a toolsearch catalog");
-    invalid(`catalog format "${format.slice(0, 60)}" is not read by this build, which reads "${CATALOG_FORMAT}": rebuild it with catalog build (and a new version)`);
+    invalid(
+      `catalog format "${format.slice(0, 60)}" is not read by this build, which reads "${CATALOG_FORMAT}": rebuild it with catalog build (and a new version)`,
+    );
   }
   if (typeof c.name !== "string" || !CATALOG_NAME_RE.test(c.name)) invalid("name is missing or not a valid catalog name");
   if (typeof c.version !== "string" || !SEMVER_RE.test(c.version)) invalid("version is not semver");
@@ -108,7 +110,8 @@ export function checkCatalogShape(value: unknown): asserts value is Catalog {
   if (c.build.index !== INDEX_CONFIG.id) {
     invalid(`index was built with "${c.build.index}", this build reads "${INDEX_CONFIG.id}": rebuild the catalog`);
   }
-  if (c.build.listing !== LISTING_ID) invalid(`listing counts were made for "${c.build.listing}", this build renders "${LISTING_ID}": rebuild the catalog`);
+  if (c.build.listing !== LISTING_ID)
+    invalid(`listing counts were made for "${c.build.listing}", this build renders "${LISTING_ID}": rebuild the catalog`);
   if (!Array.isArray(c.servers) || !Array.isArray(c.tools)) invalid("servers or tools is not an array");
   const servers = new Map(c.servers.map((s) => [s.name, s]));
   const perServer = new Map<string, number>();
@@ -127,13 +130,17 @@ export function checkCatalogShape(value: unknown): asserts value is Catalog {
     perServer.set(t.server, (perServer.get(t.server) ?? 0) + 1);
   }
   for (const s of c.servers) {
-    if ((perServer.get(s.name) ?? 0) !== s.tools) invalid(`server "${s.name}" claims ${s.tools} tools, catalog has ${perServer.get(s.name) ?? 0}`);
-    if (!isText(s.title) || !isText(s.description) || !isText(s.instructions)) invalid(`server "${s.name}" has a title, description or instructions that is not text`);
-    if (typeof s.summary !== "string" || !s.summary.trim() || /[\r\n]/.test(s.summary)) invalid(`server "${s.name}" has no one-line summary`);
+    if ((perServer.get(s.name) ?? 0) !== s.tools)
+      invalid(`server "${s.name}" claims ${s.tools} tools, catalog has ${perServer.get(s.name) ?? 0}`);
+    if (!isText(s.title) || !isText(s.description) || !isText(s.instructions))
+      invalid(`server "${s.name}" has a title, description or instructions that is not text`);
+    if (typeof s.summary !== "string" || !s.summary.trim() || /[\r\n]/.test(s.summary))
+      invalid(`server "${s.name}" has no one-line summary`);
     if (!s.tokens || !isCount(s.tokens.grouped) || !isCount(s.tokens.servers)) invalid(`server "${s.name}" has no listing token counts`);
   }
   const l = c.listing;
-  if (!l || !l.headers || !l.sections || LISTING_FORMS.some((f) => !isCount(l.headers[f]) || !isCount(l.sections[f]))) invalid("listing token counts are missing");
+  if (!l || !l.headers || !l.sections || LISTING_FORMS.some((f) => !isCount(l.headers[f]) || !isCount(l.sections[f])))
+    invalid("listing token counts are missing");
   // the stored totals must be what the stored pieces add up to: the Worker sums pieces for subsets
   const sizes = listingSizes(toolEntries(c.tools.filter((t) => !t.alwaysLoad)), serverEntries(c.servers), l.headers);
   const off = LISTING_FORMS.find((f) => sizes[f] !== l.sections[f]);
@@ -176,7 +183,8 @@ export async function verifyCatalog(input: string | Uint8Array, opts: { strict?:
     invalid(`not valid JSON (${(e as Error).message})`);
   }
   checkCatalogShape(parsed);
-  if (bytesHash !== parsed.hash) invalid(`hash mismatch: file says ${parsed.hash.slice(0, 12)}, content hashes to ${bytesHash.slice(0, 12)}`);
+  if (bytesHash !== parsed.hash)
+    invalid(`hash mismatch: file says ${parsed.hash.slice(0, 12)}, content hashes to ${bytesHash.slice(0, 12)}`);
   if (opts.strict) {
     const actual = await catalogHash(parsed);
     if (actual !== parsed.hash) invalid(`hash mismatch: file says ${parsed.hash.slice(0, 12)}, values hash to ${actual.slice(0, 12)}`);

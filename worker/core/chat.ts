@@ -59,7 +59,9 @@ export function upstreamTools(clientTools: readonly OpenAITool[], s: SessionView
   const taken = new Set(first.map((t) => t.function.name));
   const own = new Map(clientTools.map((t) => [t.function.name, t]));
   // an activated client tool the client no longer declares has no schema to send
-  const rest = promptTools(sessionPromptParts(byName, { ...s, activations: s.activations.filter((n) => byName.has(n)) })).filter((t) => !taken.has(t.name));
+  const rest = promptTools(sessionPromptParts(byName, { ...s, activations: s.activations.filter((n) => byName.has(n)) })).filter(
+    (t) => !taken.has(t.name),
+  );
   return [...first, ...rest.map((t) => own.get(t.name) ?? (openaiTool(t) as OpenAITool))];
 }
 
@@ -91,6 +93,9 @@ export function addUsage(sum: Usage, u: Partial<Usage> | null | undefined): Usag
 /** Text content of a message ("" for none or non-text parts). */
 export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("");
+  if (Array.isArray(content))
+    return content
+      .map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : ""))
+      .join("");
   return "";
 }

@@ -41,7 +41,14 @@ export interface ClientToolSet {
 
 function entry(t: OpenAITool, tokens: number): CatalogTool {
   const f = t.function;
-  return { name: f.name, server: "", originalName: f.name, description: f.description ?? "", inputSchema: f.parameters ?? {}, tokens: { definition: tokens, name: 0, short: 0 } };
+  return {
+    name: f.name,
+    server: "",
+    originalName: f.name,
+    description: f.description ?? "",
+    inputSchema: f.parameters ?? {},
+    tokens: { definition: tokens, name: 0, short: 0 },
+  };
 }
 
 /** `canonical[i]` is canonicalJson(tools[i]): the cache computes it once for the hash and here. */
@@ -93,14 +100,35 @@ export function planClientTools(set: ClientToolSet, core: readonly string[], ctx
   const keep = new Set([...(resolveProfile(ctx.policy, ctx.profile).coreTools ?? []), ...core, ...ctx.catalogLoaded]);
   const deferrable = names.filter((n) => !keep.has(n));
   const tokens = deferrable.reduce((sum, n) => sum + set.catalog.byName.get(n)!.tokens.definition, 0);
-  const decision = decideMode(ctx.policy, { model: ctx.model, profile: ctx.profile, deferral: ctx.deferral, contextWindow: ctx.contextWindow, deferrableTokens: tokens });
+  const decision = decideMode(ctx.policy, {
+    model: ctx.model,
+    profile: ctx.profile,
+    deferral: ctx.deferral,
+    contextWindow: ctx.contextWindow,
+    deferrableTokens: tokens,
+  });
   const base = { hash: set.hash, core: [...core] };
   if (decision.mode === "full" || !deferrable.length) {
-    return { ...base, kept: names, deferred: 0, section: "", reason: `all ${names.length} client tools loaded: ${decision.reason} (estimated tokens)` };
+    return {
+      ...base,
+      kept: names,
+      deferred: 0,
+      section: "",
+      reason: `all ${names.length} client tools loaded: ${decision.reason} (estimated tokens)`,
+    };
   }
-  const section = clientSection(deferrable.filter((n) => !ctx.catalogNames.has(n)), ctx.catalogSection === "");
+  const section = clientSection(
+    deferrable.filter((n) => !ctx.catalogNames.has(n)),
+    ctx.catalogSection === "",
+  );
   const kept = names.filter((n) => keep.has(n));
-  return { ...base, kept, deferred: deferrable.length, section, reason: `${deferrable.length} of ${names.length} client tools deferred: ${decision.reason} (estimated tokens)` };
+  return {
+    ...base,
+    kept,
+    deferred: deferrable.length,
+    section,
+    reason: `${deferrable.length} of ${names.length} client tools deferred: ${decision.reason} (estimated tokens)`,
+  };
 }
 
 /**
@@ -108,10 +136,15 @@ export function planClientTools(set: ClientToolSet, core: readonly string[], ctx
  * `allowed_tools` choice): they must be in `tools` for the request, so a deferred one is loaded first.
  */
 export function forcedNames(toolChoice: unknown): string[] {
-  const c = toolChoice as { type?: unknown; function?: { name?: unknown }; allowed_tools?: { tools?: Array<{ function?: { name?: unknown } }> } } | null;
+  const c = toolChoice as {
+    type?: unknown;
+    function?: { name?: unknown };
+    allowed_tools?: { tools?: Array<{ function?: { name?: unknown } }> };
+  } | null;
   if (!c || typeof c !== "object") return [];
   if (c.type === "function" && typeof c.function?.name === "string") return [c.function.name];
-  if (c.type === "allowed_tools" && Array.isArray(c.allowed_tools?.tools)) return c.allowed_tools.tools.flatMap((t) => (typeof t?.function?.name === "string" ? [t.function.name] : []));
+  if (c.type === "allowed_tools" && Array.isArray(c.allowed_tools?.tools))
+    return c.allowed_tools.tools.flatMap((t) => (typeof t?.function?.name === "string" ? [t.function.name] : []));
   return [];
 }
 

@@ -31,10 +31,18 @@ export interface FrozenSession {
 function requireTools(catalog: Pick<Catalog, "name" | "version" | "tools">, names: readonly string[], where: string): void {
   const known = new Set(catalog.tools.map((t) => t.name));
   const missing = names.filter((n) => !known.has(n));
-  if (missing.length) throw new ToolsearchError("bad_request", `${where} names tools not in catalog ${catalog.name}@${catalog.version}: ${missing.join(", ")}`);
+  if (missing.length)
+    throw new ToolsearchError(
+      "bad_request",
+      `${where} names tools not in catalog ${catalog.name}@${catalog.version}: ${missing.join(", ")}`,
+    );
 }
 
-export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools" | "servers" | "listing">, policy: PolicyConfig, req: SessionRequest): FrozenSession {
+export function freezeSession(
+  catalog: Pick<Catalog, "name" | "version" | "tools" | "servers" | "listing">,
+  policy: PolicyConfig,
+  req: SessionRequest,
+): FrozenSession {
   const profile = resolveProfile(policy, req.profile);
   if (profile.subAgent) {
     const tools = profile.tools ?? [];
@@ -51,7 +59,13 @@ export function freezeSession(catalog: Pick<Catalog, "name" | "version" | "tools
   const decision = decideMode(policy, { ...req, deferrableTokens });
   if (decision.mode === "full") return { ...decision, systemSection: "", coreTools: [...core, ...deferrable.map((t) => t.name)] };
   const listing = freezeListing(catalog, deferrable, policy, req);
-  return { mode: decision.mode, reason: `${decision.reason}; ${listing.reason}`, listing: listing.form, systemSection: listing.section, coreTools: core };
+  return {
+    mode: decision.mode,
+    reason: `${decision.reason}; ${listing.reason}`,
+    listing: listing.form,
+    systemSection: listing.section,
+    coreTools: core,
+  };
 }
 
 /** The prompt parts of a session from its frozen fields and activations, resolved in its own catalog. */
@@ -65,5 +79,11 @@ export function sessionPromptParts(
     return toolDefinition(tool);
   };
   const proxy = s.mode === "deferred" && s.activation === "proxy";
-  return { systemSection: s.systemSection, coreTools: s.coreTools.map(def), withToolSearch: s.mode === "deferred", withCallTool: proxy, activated: proxy ? [] : s.activations.map(def) };
+  return {
+    systemSection: s.systemSection,
+    coreTools: s.coreTools.map(def),
+    withToolSearch: s.mode === "deferred",
+    withCallTool: proxy,
+    activated: proxy ? [] : s.activations.map(def),
+  };
 }

@@ -4,7 +4,15 @@
 // stored token pieces (listing.ts), so the Worker decides without a tokenizer, for any subset.
 
 import type { Catalog, CatalogTool } from "./catalog.ts";
-import { LISTING_FORMS, listingSection, listingSizes, serverEntries, toolEntries, type ListingForm, type ListingRequest } from "./listing.ts";
+import {
+  LISTING_FORMS,
+  listingSection,
+  listingSizes,
+  serverEntries,
+  toolEntries,
+  type ListingForm,
+  type ListingRequest,
+} from "./listing.ts";
 import { contextWindow, resolveProfile, type PolicyConfig } from "./policy.ts";
 
 export interface ListingBudget {
@@ -33,7 +41,12 @@ const list = (items: string[]) => (items.length > 1 ? `${items.slice(0, -1).join
  * The form for these sizes: `requested` when it names one (`forcedBy` says who asked), else the
  * richest form whose section is at most `budget.tokens`, else `none`.
  */
-export function chooseListing(requested: ListingRequest, sizes: Record<ListingForm, number>, budget: ListingBudget, forcedBy = "requested for this session"): ListingChoice {
+export function chooseListing(
+  requested: ListingRequest,
+  sizes: Record<ListingForm, number>,
+  budget: ListingBudget,
+  forcedBy = "requested for this session",
+): ListingChoice {
   if (requested !== "auto") return { form: requested, reason: `listing "${requested}" (${sizes[requested]} tokens): ${forcedBy}` };
   const limit = `the listing budget of ${budget.tokens} tokens (${budget.what})`;
   const form = LISTING_FORMS.find((f) => sizes[f] <= budget.tokens) ?? "none";

@@ -53,12 +53,21 @@ export function shortName(name: string, label: string): string {
 }
 
 /** Listing entries of catalog tools (their stored token pieces), in their order. */
-export function toolEntries(tools: ReadonlyArray<{ name: string; server: string; tokens: { name: number; short: number } }>): ListingEntry[] {
-  return tools.map((t) => ({ name: t.name, server: t.server, short: shortName(t.name, serverLabel(t.server)), tokens: { name: t.tokens.name, short: t.tokens.short } }));
+export function toolEntries(
+  tools: ReadonlyArray<{ name: string; server: string; tokens: { name: number; short: number } }>,
+): ListingEntry[] {
+  return tools.map((t) => ({
+    name: t.name,
+    server: t.server,
+    short: shortName(t.name, serverLabel(t.server)),
+    tokens: { name: t.tokens.name, short: t.tokens.short },
+  }));
 }
 
 /** Listing servers of catalog servers (their summaries and stored token pieces). */
-export function serverEntries(servers: ReadonlyArray<{ name: string; summary: string; tokens: { grouped: number; servers: number } }>): ListingServer[] {
+export function serverEntries(
+  servers: ReadonlyArray<{ name: string; summary: string; tokens: { grouped: number; servers: number } }>,
+): ListingServer[] {
   return servers.map((s) => ({ name: s.name, label: serverLabel(s.name), summary: s.summary, tokens: s.tokens }));
 }
 
@@ -152,7 +161,12 @@ export function listingSection(form: ListingForm, entries: readonly ListingEntry
 }
 
 /** Tokens of listingSection(form, entries, servers), summed from the stored pieces. */
-export function listingTokens(form: ListingForm, entries: readonly ListingEntry[], servers: readonly ListingServer[], headers: ListingHeaders): number {
+export function listingTokens(
+  form: ListingForm,
+  entries: readonly ListingEntry[],
+  servers: readonly ListingServer[],
+  headers: ListingHeaders,
+): number {
   const names = (list: readonly ListingEntry[]) => list.reduce((n, e) => n + e.tokens.name, 0);
   if (form === "names") return headers.names + names(entries);
   const { groups, loose } = group(entries, servers);
@@ -167,6 +181,10 @@ export function listingTokens(form: ListingForm, entries: readonly ListingEntry[
 }
 
 /** Every form's tokens for one set of entries: what `auto` chooses from. */
-export function listingSizes(entries: readonly ListingEntry[], servers: readonly ListingServer[], headers: ListingHeaders): Record<ListingForm, number> {
+export function listingSizes(
+  entries: readonly ListingEntry[],
+  servers: readonly ListingServer[],
+  headers: ListingHeaders,
+): Record<ListingForm, number> {
   return Object.fromEntries(LISTING_FORMS.map((f) => [f, listingTokens(f, entries, servers, headers)])) as Record<ListingForm, number>;
 }

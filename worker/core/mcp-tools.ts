@@ -59,7 +59,8 @@ export function pageOf<T>(items: readonly T[], cursor: string | undefined, size 
   let offset = 0;
   if (cursor !== undefined) {
     const m = CURSOR_RE.exec(cursor);
-    if (!m || Number(m[1]) > items.length) throw new ToolsearchError("bad_request", `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one this server gave`);
+    if (!m || Number(m[1]) > items.length)
+      throw new ToolsearchError("bad_request", `cursor ${JSON.stringify(cursor.slice(0, 40))} is not one this server gave`);
     offset = Number(m[1]);
   }
   const page = items.slice(offset, offset + size);
@@ -91,9 +92,12 @@ export function gatewayOffer(visible: readonly CatalogTool[], reachable: { has(s
   return { offered, servers, counts: { tools: offered.length, servers: servers.length }, unreachable };
 }
 
-
 /** The initialize instructions: how to load tools, the deferred listing, and what is not offered here. */
-export function mcpInstructions(view: Pick<McpSessionView, "mode" | "systemSection">, offered: { tools: number; servers: number }, unreachable: readonly Unreachable[]): string {
+export function mcpInstructions(
+  view: Pick<McpSessionView, "mode" | "systemSection">,
+  offered: { tools: number; servers: number },
+  unreachable: readonly Unreachable[],
+): string {
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
   const serves = `This gateway serves ${plural(offered.tools, "tool")} from ${plural(offered.servers, "server")}`;
   const lines = [

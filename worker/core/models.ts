@@ -22,7 +22,10 @@ const RULES: Rule[] = [
   // OpenAI
   [/^gpt-4o(-mini)?$/, (m) => info(`gpt-4o${m[1] ?? ""}`, 128_000, true)],
   [/^gpt-4\.1(-mini|-nano)?$/, (m) => info(`gpt-4.1${m[1] ?? ""}`, 1_047_576, m[1] !== "-nano")],
-  [/^gpt-5(?:\.(\d+))?(-mini|-nano|-pro|-codex(?:-mini)?|-chat(?:-latest)?)?$/, (m) => info(`gpt-5${m[1] ? `.${m[1]}` : ""}${m[2] ?? ""}`, m[2]?.startsWith("-chat") ? 128_000 : 400_000, true)],
+  [
+    /^gpt-5(?:\.(\d+))?(-mini|-nano|-pro|-codex(?:-mini)?|-chat(?:-latest)?)?$/,
+    (m) => info(`gpt-5${m[1] ? `.${m[1]}` : ""}${m[2] ?? ""}`, m[2]?.startsWith("-chat") ? 128_000 : 400_000, true),
+  ],
   [/^o3(-mini|-pro)?$/, (m) => info(`o3${m[1] ?? ""}`, 200_000, true)],
   [/^o4-mini$/, () => info("o4-mini", 200_000, true)],
   // Anthropic: claude-3-haiku, claude-3-5-sonnet, claude-3-7-sonnet, claude-sonnet-4, claude-opus-4-1, claude-haiku-4-5 ...
@@ -36,19 +39,28 @@ const RULES: Rule[] = [
   [/^gemini-3(?:\.(\d))?-(pro|flash|flash-lite)$/, (m) => info(`gemini-3${m[1] ? `.${m[1]}` : ""}-${m[2]}`, 1_048_576, true)],
   // Qwen3: dense sizes and MoE (`qwen3-235b-a22b`), coder and max
   [/^qwen3-(coder|max)(?:-plus|-flash)?$/, (m) => info(`qwen3-${m[1]}`, 262_144, true)],
-  [/^qwen3-(\d+(?:\.\d+)?)b(?:-a(\d+(?:\.\d+)?)b)?$/, (m) => info(`qwen3-${m[1]}b${m[2] ? `-a${m[2]}b` : ""}`, 131_072, billions(m[1]) >= 14)],
+  [
+    /^qwen3-(\d+(?:\.\d+)?)b(?:-a(\d+(?:\.\d+)?)b)?$/,
+    (m) => info(`qwen3-${m[1]}b${m[2] ? `-a${m[2]}b` : ""}`, 131_072, billions(m[1]) >= 14),
+  ],
   // DeepSeek: V3.x and deepseek-chat/-reasoner (V3.x) call tools; the original R1 has no tool calling
-  [/^deepseek-(chat|reasoner|v3(?:\.(\d))?)$/, (m) => info(m[1]!.startsWith("v3") ? `deepseek-${m[1]}` : `deepseek-${m[1]}`, 128_000, true)],
+  [
+    /^deepseek-(chat|reasoner|v3(?:\.(\d))?)$/,
+    (m) => info(m[1]!.startsWith("v3") ? `deepseek-${m[1]}` : `deepseek-${m[1]}`, 128_000, true),
+  ],
   [/^deepseek-r1(-0528)?$/, (m) => info(`deepseek-r1${m[1] ?? ""}`, m[1] ? 128_000 : 64_000, !!m[1])],
   // Zhipu GLM: 4.5/4.6 (and -air) are agentic tool users; the vision models are not
   [/^glm-4\.(5|6)(-air|-flash)?$/, (m) => info(`glm-4.${m[1]}${m[2] ?? ""}`, m[1] === "6" ? 200_000 : 128_000, true)],
   [/^glm-4(?:\.(5|1))?v(?:-plus|-flash)?$/, (m) => info(`glm-4${m[1] ? `.${m[1]}` : ""}v`, 64_000, false)],
   // Meta Llama 3.x: small and vision models are unreliable with search-then-call
-  [/^(?:meta-)?llama-?3(?:\.(\d))?-(\d+)b(-vision)?$/, (m) => {
-    const minor = m[1] ?? "0";
-    const ctx = minor === "0" ? 8_192 : 131_072;
-    return info(`llama-3.${minor}-${m[2]}b${m[3] ?? ""}`, ctx, !m[3] && minor !== "0" && billions(m[2]) >= 70);
-  }],
+  [
+    /^(?:meta-)?llama-?3(?:\.(\d))?-(\d+)b(-vision)?$/,
+    (m) => {
+      const minor = m[1] ?? "0";
+      const ctx = minor === "0" ? 8_192 : 131_072;
+      return info(`llama-3.${minor}-${m[2]}b${m[3] ?? ""}`, ctx, !m[3] && minor !== "0" && billions(m[2]) >= 70);
+    },
+  ],
 ];
 
 /** Lowercase, drop provider prefixes and deployment suffixes (dates, -instruct, -fp8, -latest). */
@@ -82,5 +94,9 @@ export function lookupModel(id: string, overrides: ModelOverrides = {}): ModelIn
   }
   const o = overrides[id] ?? overrides[norm];
   if (!o) return found;
-  return { family: o.family ?? found?.family ?? norm, contextWindow: o.contextWindow ?? found?.contextWindow ?? 0, toolSearch: o.toolSearch ?? found?.toolSearch ?? false };
+  return {
+    family: o.family ?? found?.family ?? norm,
+    contextWindow: o.contextWindow ?? found?.contextWindow ?? 0,
+    toolSearch: o.toolSearch ?? found?.toolSearch ?? false,
+  };
 }

@@ -11,7 +11,10 @@ const MAX = 64;
 const SUFFIX = 9; // "_" + 8 hex
 
 export function sanitizePart(text: string): string {
-  const safe = text.normalize("NFKC").replace(/[^a-zA-Z0-9_-]+/g, "_").replace(/^_+|_+$/g, "");
+  const safe = text
+    .normalize("NFKC")
+    .replace(/[^a-zA-Z0-9_-]+/g, "_")
+    .replace(/^_+|_+$/g, "");
   return safe || "x";
 }
 

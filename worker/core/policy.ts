@@ -80,15 +80,27 @@ export function decideMode(config: PolicyConfig, input: PolicyInput): Decision {
     const window = input.contextWindow ?? config.unknownModel.contextWindow;
     const limit = Math.floor(window * config.unknownModel.deferAbove);
     return tokens > limit
-      ? { mode: "deferred", reason: `unknown model "${input.model}": the tools (${tokens} tokens) do not fit in ${config.unknownModel.deferAbove * 100}% of its assumed ${window}-token context` }
-      : { mode: "full", reason: `unknown model "${input.model}": the tools (${tokens} tokens) fit in ${config.unknownModel.deferAbove * 100}% of its assumed ${window}-token context` };
+      ? {
+          mode: "deferred",
+          reason: `unknown model "${input.model}": the tools (${tokens} tokens) do not fit in ${config.unknownModel.deferAbove * 100}% of its assumed ${window}-token context`,
+        }
+      : {
+          mode: "full",
+          reason: `unknown model "${input.model}": the tools (${tokens} tokens) fit in ${config.unknownModel.deferAbove * 100}% of its assumed ${window}-token context`,
+        };
   }
   if (!model.toolSearch) return { mode: "full", reason: `model ${model.family} is not known to handle tool search` };
   const window = input.contextWindow ?? model.contextWindow;
   const limit = Math.floor(window * config.threshold);
   return tokens <= limit
-    ? { mode: "full", reason: `deferrable tools (${tokens} tokens) are at most ${config.threshold * 100}% of ${model.family}'s ${window}-token context` }
-    : { mode: "deferred", reason: `deferrable tools (${tokens} tokens) exceed ${config.threshold * 100}% of ${model.family}'s ${window}-token context` };
+    ? {
+        mode: "full",
+        reason: `deferrable tools (${tokens} tokens) are at most ${config.threshold * 100}% of ${model.family}'s ${window}-token context`,
+      }
+    : {
+        mode: "deferred",
+        reason: `deferrable tools (${tokens} tokens) exceed ${config.threshold * 100}% of ${model.family}'s ${window}-token context`,
+      };
 }
 
 /** The context window a session is planned for, and how to name it in a reason. */
@@ -96,5 +108,8 @@ export function contextWindow(config: PolicyConfig, input: Pick<PolicyInput, "mo
   const model = lookupModel(input.model, config.models);
   const tokens = input.contextWindow ?? model?.contextWindow ?? config.unknownModel.contextWindow;
   const assumed = input.contextWindow === undefined ? "assumed " : "";
-  return { tokens, of: model ? `${model.family}'s ${tokens}-token context` : `unknown model "${input.model}"'s ${assumed}${tokens}-token context` };
+  return {
+    tokens,
+    of: model ? `${model.family}'s ${tokens}-token context` : `unknown model "${input.model}"'s ${assumed}${tokens}-token context`,
+  };
 }

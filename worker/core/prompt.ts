@@ -91,7 +91,12 @@ export interface ComposedPrompt {
 }
 
 export function promptTools(parts: PromptParts): ToolDefinition[] {
-  return [...parts.coreTools, ...(parts.withToolSearch ? [TOOL_SEARCH_TOOL] : []), ...(parts.withCallTool ? [CALL_TOOL_TOOL] : []), ...parts.activated];
+  return [
+    ...parts.coreTools,
+    ...(parts.withToolSearch ? [TOOL_SEARCH_TOOL] : []),
+    ...(parts.withCallTool ? [CALL_TOOL_TOOL] : []),
+    ...parts.activated,
+  ];
 }
 
 /** The canonical bytes of a tools array: each turn's bytes start with the previous turn's. */

@@ -45,7 +45,8 @@ const caches = new WeakMap<AnyOrama, WordCache>();
 function posting(index: AnyOrama, term: string, n: number): Posting {
   const key = JSON.stringify([RANKING.boost, RANKING.b]);
   let cache = caches.get(index);
-  if (!cache || cache.key !== key || cache.words.size >= MAX_CACHED) caches.set(index, (cache = { key, words: new Map(), scratch: new Float64Array(n + 1) }));
+  if (!cache || cache.key !== key || cache.words.size >= MAX_CACHED)
+    caches.set(index, (cache = { key, words: new Map(), scratch: new Float64Array(n + 1) }));
   const hit = cache.words.get(term);
   if (hit) return hit;
   const data = (index as unknown as { data: { index: IndexData } }).data.index;
@@ -96,7 +97,13 @@ interface Scored {
   scores: Float64Array;
 }
 
-function scoreDocs(cat: RankCatalog, terms: readonly string[], required: readonly string[], weights?: ReadonlyMap<string, number>, matched?: Set<string>): Scored {
+function scoreDocs(
+  cat: RankCatalog,
+  terms: readonly string[],
+  required: readonly string[],
+  weights?: ReadonlyMap<string, number>,
+  matched?: Set<string>,
+): Scored {
   const n = cat.tools.length;
   const scores = new Float64Array(n + 1);
   const hits = new Uint16Array(n + 1); // how many required words each document holds
@@ -124,7 +131,13 @@ function scoreDocs(cat: RankCatalog, terms: readonly string[], required: readonl
  * BM25F score of every tool holding a query word, by exposed name. `required` words must all be
  * present; `weights` scale words (expansions, repeats); `matched` receives the words found.
  */
-export function rankKeywords(cat: RankCatalog, terms: readonly string[], required: readonly string[] = [], weights?: ReadonlyMap<string, number>, matched?: Set<string>): Map<string, number> {
+export function rankKeywords(
+  cat: RankCatalog,
+  terms: readonly string[],
+  required: readonly string[] = [],
+  weights?: ReadonlyMap<string, number>,
+  matched?: Set<string>,
+): Map<string, number> {
   const { ids, scores } = scoreDocs(cat, terms, required, weights, matched);
   return new Map(ids.map((id) => [cat.tools[id - 1]!.name, scores[id]!]));
 }
@@ -133,7 +146,17 @@ export function rankKeywords(cat: RankCatalog, terms: readonly string[], require
  * The best `depth` tools among `allowed`, best first, ties by name. Only those are sorted: a long
  * query touches most of a 3,000-tool catalog, and sorting all of it was most of a search.
  */
-export function topKeywords(cat: RankCatalog, terms: readonly string[], depth: number, opts: { required?: readonly string[]; weights?: ReadonlyMap<string, number>; matched?: Set<string>; allowed?: (t: CatalogTool) => boolean } = {}): Array<[string, number]> {
+export function topKeywords(
+  cat: RankCatalog,
+  terms: readonly string[],
+  depth: number,
+  opts: {
+    required?: readonly string[];
+    weights?: ReadonlyMap<string, number>;
+    matched?: Set<string>;
+    allowed?: (t: CatalogTool) => boolean;
+  } = {},
+): Array<[string, number]> {
   const { ids: all, scores } = scoreDocs(cat, terms, opts.required ?? [], opts.weights, opts.matched);
   const ids = opts.allowed ? all.filter((id) => opts.allowed!(cat.tools[id - 1]!)) : all;
   let kept = ids;

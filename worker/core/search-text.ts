@@ -90,7 +90,11 @@ export function tokenize(text: string): string[] {
   const out: string[] = [];
   for (const segment of text.split(/[^\p{L}\p{N}]+/u)) {
     if (!segment) continue;
-    const parts = splitIdentifier(segment).normalize("NFKC").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const parts = splitIdentifier(segment)
+      .normalize("NFKC")
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
     for (const w of parts) pushWord(w, out);
     // a camelCase word is also its whole: "JavaScript" -> java, script, javascript (as typed)
     if (parts.length > 1 && !HAS_CJK.test(segment)) out.push(foldPlural(parts.join("")));
@@ -144,10 +148,7 @@ const tokenizer: Tokenizer = {
 
 /** An empty Orama db with the one schema and tokenizer (before insert, or before load()). */
 export function createIndex(): AnyOrama {
-  const schema = Object.fromEntries(INDEX_CONFIG.fields.map((f) => [f, "string"])) as Record<
-    IndexField,
-    "string"
-  >;
+  const schema = Object.fromEntries(INDEX_CONFIG.fields.map((f) => [f, "string"])) as Record<IndexField, "string">;
   // no sort index: results are ranked by score only (it would be ~17% of the file)
   return create({ schema, sort: { enabled: false }, components: { tokenizer } }) as unknown as AnyOrama;
 }

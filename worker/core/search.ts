@@ -53,16 +53,26 @@ export type ParsedQuery =
   | { kind: "keywords"; terms: string[]; required: string[]; server?: string; alternatives?: string[] };
 
 export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
-  if (typeof query !== "string" || !query.trim()) return { kind: "error", message: "Error: query is empty. Pass `select:<name>` or keywords." };
+  if (typeof query !== "string" || !query.trim())
+    return { kind: "error", message: "Error: query is empty. Pass `select:<name>` or keywords." };
   if (query.length > MAX_QUERY) return { kind: "error", message: `Error: query is ${query.length} characters; the limit is ${MAX_QUERY}.` };
   if (limit !== undefined && (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIMIT)) {
     return { kind: "error", message: `Error: limit must be an integer from 1 to ${MAX_LIMIT}.` };
   }
   const q = query.trim();
   if (/^select:/i.test(q)) {
-    const names = [...new Set(q.slice(7).split(",").map((n) => n.trim()).filter(Boolean))];
+    const names = [
+      ...new Set(
+        q
+          .slice(7)
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (names.length === 0) return { kind: "error", message: "Error: select: needs at least one tool name." };
-    if (names.length > MAX_SELECT) return { kind: "error", message: `Error: select: takes at most ${MAX_SELECT} names; got ${names.length}.` };
+    if (names.length > MAX_SELECT)
+      return { kind: "error", message: `Error: select: takes at most ${MAX_SELECT} names; got ${names.length}.` };
     return { kind: "select", names };
   }
   const words = q.split(/\s+/);
@@ -130,8 +140,14 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
     return { kind: "select", found, unknown };
   }
   if (parsed.kind === "browse") return browseServer(cat.tools, parsed.server, parsed.page, parsed.pageSize, candidates);
-  if (cat.sources) return mergeOutcomes(cat, cat.sources.map((source) => runSearch(source, parsed, limit, candidates)), limit);
-  const allowed = (t: CatalogTool) => (!candidates || candidates.has(t.name)) && (parsed.server === undefined || onServer(t, parsed.server));
+  if (cat.sources)
+    return mergeOutcomes(
+      cat,
+      cat.sources.map((source) => runSearch(source, parsed, limit, candidates)),
+      limit,
+    );
+  const allowed = (t: CatalogTool) =>
+    (!candidates || candidates.has(t.name)) && (parsed.server === undefined || onServer(t, parsed.server));
   let ranked: Array<[string, number]>;
   const matched = new Set<string>();
   let all: string[] = [];
@@ -143,15 +159,27 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
     const filter = candidates || parsed.server !== undefined ? allowed : undefined;
     ranked = topKeywords(cat, all, depth, { required: parsed.required, weights, matched, allowed: filter });
   } else {
-    ranked = cat.tools.filter(allowed).map((t): [string, number] => [t.name, 0]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    ranked = cat.tools
+      .filter(allowed)
+      .map((t): [string, number] => [t.name, 0])
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1));
   }
   // coverage counts only words the catalog has (the CJK bigrams of a Chinese query asking for
   // English-described tools match nothing and would only dilute it)
   const known = parsed.terms.filter((t) => matched.has(t) || SYNONYMS.get(t)?.some((x) => matched.has(x)));
   if (known.length > 1) ranked = rerankByCoverage(cat, ranked, known);
   const top = ranked.slice(0, limit);
-  const words = matchedWords(cat, top.map(([name]) => name), all);
-  const matches = top.map(([name, score]) => ({ name, description: cat.byName.get(name)!.description, score: Math.round(score * 1000) / 1000, words: words.get(name)! }));
+  const words = matchedWords(
+    cat,
+    top.map(([name]) => name),
+    all,
+  );
+  const matches = top.map(([name, score]) => ({
+    name,
+    description: cat.byName.get(name)!.description,
+    score: Math.round(score * 1000) / 1000,
+    words: words.get(name)!,
+  }));
   if (parsed.server === undefined) return { kind: "keywords", matches };
   return { kind: "keywords", matches, server: parsed.server, serverTotal: cat.tools.filter(allowed).length };
 }
@@ -164,7 +192,7 @@ function mergeOutcomes(cat: SearchCatalog, outcomes: SearchOutcome[], limit: num
   for (const o of outcomes) {
     if (o.kind !== "keywords") return o;
     for (const m of o.matches) if (!best.has(m.name) || m.score > best.get(m.name)!.score) best.set(m.name, m);
-    if (o.server !== undefined) (server = o.server), (serverTotal += o.serverTotal ?? 0);
+    if (o.server !== undefined) ((server = o.server), (serverTotal += o.serverTotal ?? 0));
   }
   const ranked = [...best.values()].sort((a, b) => b.score - a.score || (a.name < b.name ? -1 : 1)).slice(0, limit);
   // the union's byName says whose description a shared name has (the client's)
@@ -174,7 +202,13 @@ function mergeOutcomes(cat: SearchCatalog, outcomes: SearchOutcome[], limit: num
 
 /** The tool-result text for the model, once the session has said which names were new. */
 /** The result text; `via: "callTool"` (proxy activation) says how loaded tools are called there. */
-export function formatResult(outcome: SearchOutcome, loaded: readonly string[], alreadyLoaded: readonly string[], query: string, via: "tools" | "callTool" = "tools"): string {
+export function formatResult(
+  outcome: SearchOutcome,
+  loaded: readonly string[],
+  alreadyLoaded: readonly string[],
+  query: string,
+  via: "tools" | "callTool" = "tools",
+): string {
   if (outcome.kind === "error") return outcome.message;
   if (outcome.kind === "browse") return formatBrowse(outcome);
   const lines: string[] = [];
@@ -182,11 +216,17 @@ export function formatResult(outcome: SearchOutcome, loaded: readonly string[], 
   if (outcome.kind === "select") outcome.found.forEach((t) => byName.set(t.name, t.description));
   else outcome.matches.forEach((m) => byName.set(m.name, m.description));
   if (loaded.length) {
-    const how = via === "callTool" ? "call through callTool" : loaded.length > 1 ? "they are now in your tools list, call them directly" : "it is now in your tools list, call it directly";
+    const how =
+      via === "callTool"
+        ? "call through callTool"
+        : loaded.length > 1
+          ? "they are now in your tools list, call them directly"
+          : "it is now in your tools list, call it directly";
     lines.push(loaded.length > 1 ? `Loaded ${loaded.length} tools; ${how}:` : `Loaded 1 tool; ${how}:`);
     for (const n of loaded) lines.push(`- ${n}: ${oneLine(byName.get(n) ?? "")}`);
   }
-  if (alreadyLoaded.length) lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "callTool" ? "through callTool" : "directly now"}.`);
+  if (alreadyLoaded.length)
+    lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "callTool" ? "through callTool" : "directly now"}.`);
   if (outcome.kind === "select") {
     for (const u of outcome.unknown) {
       lines.push(
@@ -199,9 +239,14 @@ export function formatResult(outcome: SearchOutcome, loaded: readonly string[], 
     }
   } else {
     if (outcome.serverTotal !== undefined && outcome.serverTotal > outcome.matches.length) {
-      lines.push(`Server ${outcome.server} has ${outcome.serverTotal} tools: browse them with mcp__${outcome.server} (a page at a time, loads nothing).`);
+      lines.push(
+        `Server ${outcome.server} has ${outcome.serverTotal} tools: browse them with mcp__${outcome.server} (a page at a time, loads nothing).`,
+      );
     }
-    if (!outcome.matches.length) lines.push(`No tools matched "${oneLine(query, 80)}". Try other keywords, or select: with an exact name from the deferred tools list.`);
+    if (!outcome.matches.length)
+      lines.push(
+        `No tools matched "${oneLine(query, 80)}". Try other keywords, or select: with an exact name from the deferred tools list.`,
+      );
   }
   return lines.join("\n");
 }

@@ -45,7 +45,8 @@ export function parseServers(raw: unknown): Servers {
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") throw bad(`${name}.url must be an http(s) URL`);
     const headers = (e.headers ?? {}) as Record<string, unknown>;
-    if (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string")) throw bad(`${name}.headers must map names to strings`);
+    if (typeof headers !== "object" || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string"))
+      throw bad(`${name}.headers must map names to strings`);
     const timeoutMs = e.timeoutMs ?? DEFAULT_SERVER_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1) throw bad(`${name}.timeoutMs must be a positive integer`);
     out.set(name, { url: url.href, headers: headers as Record<string, string>, timeoutMs: timeoutMs as number });
@@ -59,13 +60,21 @@ export function secretNames(server: ServerConfig): string[] {
 }
 
 /** Headers with `${NAME}` replaced from `lookup`; a missing secret is a config error naming it. */
-export function resolveHeaders(serverName: string, server: ServerConfig, lookup: (name: string) => unknown): { headers: Record<string, string>; secrets: string[] } {
+export function resolveHeaders(
+  serverName: string,
+  server: ServerConfig,
+  lookup: (name: string) => unknown,
+): { headers: Record<string, string>; secrets: string[] } {
   const secrets: string[] = [];
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(server.headers)) {
     headers[k] = v.replace(SECRET_RE, (_, name: string) => {
       const value = lookup(name);
-      if (typeof value !== "string" || !value) throw new ToolsearchError("internal", `SERVERS: ${serverName}.headers.${k} uses the secret ${name}, which is not set (wrangler secret put ${name})`);
+      if (typeof value !== "string" || !value)
+        throw new ToolsearchError(
+          "internal",
+          `SERVERS: ${serverName}.headers.${k} uses the secret ${name}, which is not set (wrangler secret put ${name})`,
+        );
       secrets.push(value);
       return value;
     });

@@ -41,7 +41,11 @@ export async function prefixChain(messages: readonly ChatMessage[]): Promise<str
 }
 
 /** The client's messages with every matching splice put back. */
-export function applySplices(messages: readonly ChatMessage[], chain: readonly string[], splices: readonly Splice[]): { messages: ChatMessage[]; applied: number } {
+export function applySplices(
+  messages: readonly ChatMessage[],
+  chain: readonly string[],
+  splices: readonly Splice[],
+): { messages: ChatMessage[]; applied: number } {
   const byAt = new Map<number, Splice>();
   for (const s of splices) if (s.at < messages.length && s.prefix === chain[s.at]) byAt.set(s.at, s);
   const out: ChatMessage[] = [];

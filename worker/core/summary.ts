@@ -47,7 +47,7 @@ export function serverSummaries(servers: readonly CatalogServer[], tools: readon
     if (!s) continue;
     s.full += t.tokens.definition;
     if (t.alwaysLoad) s.core += t.tokens.definition;
-    else (s.names += t.tokens.name), (s.shorts += t.tokens.short), s.deferred++;
+    else ((s.names += t.tokens.name), (s.shorts += t.tokens.short), s.deferred++);
   }
   return servers.map((s) => {
     const x = sums.get(s.name)!;
@@ -55,7 +55,14 @@ export function serverSummaries(servers: readonly CatalogServer[], tools: readon
     const grouped = x.deferred ? s.tokens.grouped + x.shorts + x.deferred : 0;
     const line = x.deferred ? s.tokens.servers + numberTokens(x.deferred) : 0;
     const meta = { ...(s.title ? { title: s.title } : {}), ...(s.description ? { description: s.description } : {}), summary: s.summary };
-    return { name: s.name, transport: s.transport, tools: s.tools, serverInfo: s.serverInfo, ...meta, tokens: { full: x.full, names: x.names, grouped, servers: line, core: x.core } };
+    return {
+      name: s.name,
+      transport: s.transport,
+      tools: s.tools,
+      serverInfo: s.serverInfo,
+      ...meta,
+      tokens: { full: x.full, names: x.names, grouped, servers: line, core: x.core },
+    };
   });
 }
 

@@ -42,7 +42,9 @@ function postingsByWord(index: OramaIndex): Postings {
     const perDoc = (index.frequencies as Frequencies)[field] ?? {};
     const lengths = index.fieldLengths[field] ?? {};
     const byWord = new Map<string, number[]>();
-    const ids = Object.keys(perDoc).map(Number).sort((a, b) => a - b);
+    const ids = Object.keys(perDoc)
+      .map(Number)
+      .sort((a, b) => a - b);
     for (const id of ids) {
       const terms = perDoc[id];
       if (!terms) continue;
@@ -58,7 +60,10 @@ function postingsByWord(index: OramaIndex): Postings {
   return out;
 }
 
-export function buildIndex(tools: readonly SearchableTool[], documents: readonly SearchDocument[] = tools.map((t) => toolSearchText(t))): SavedIndex {
+export function buildIndex(
+  tools: readonly SearchableTool[],
+  documents: readonly SearchDocument[] = tools.map((t) => toolSearchText(t)),
+): SavedIndex {
   const db = createIndex();
   // insertMultiple is synchronous with no async hooks or components (none are configured)
   void insertMultiple(db, [...documents], 1_000_000);

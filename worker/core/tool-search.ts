@@ -59,19 +59,53 @@ export async function answerToolSearch(
 ): Promise<ToolSearchAnswer | null> {
   const parsed = parseQuery(query, limit);
   if (session.mode === "full" && parsed.kind !== "error") {
-    return { result: "All tools are already loaded in this session; call them directly.", isError: false, loaded: [], alreadyLoaded: [], matches: [] };
+    return {
+      result: "All tools are already loaded in this session; call them directly.",
+      isError: false,
+      loaded: [],
+      alreadyLoaded: [],
+      matches: [],
+    };
   }
   const outcome = runSearch(cat, parsed, (limit as number | undefined) ?? DEFAULT_LIMIT, view?.candidates);
-  const names = outcome.kind === "select" ? outcome.found.map((t) => t.name) : outcome.kind === "keywords" ? outcome.matches.map((m) => m.name) : [];
-  const denied = outcome.kind === "select" ? outcome.unknown.filter((u) => u.denied).map((u) => ({ name: u.name, reason: view?.denied.get(u.name) ?? "denied" })) : [];
+  const names =
+    outcome.kind === "select" ? outcome.found.map((t) => t.name) : outcome.kind === "keywords" ? outcome.matches.map((m) => m.name) : [];
+  const denied =
+    outcome.kind === "select"
+      ? outcome.unknown.filter((u) => u.denied).map((u) => ({ name: u.name, reason: view?.denied.get(u.name) ?? "denied" }))
+      : [];
   // bad queries are answers for the model, not failures: nothing is recorded for them
-  const activation = outcome.kind === "error" ? { loaded: [], alreadyLoaded: [], activations: undefined } : await activate(names, String(query), { denied, matched: names.length, via });
+  const activation =
+    outcome.kind === "error"
+      ? { loaded: [], alreadyLoaded: [], activations: undefined }
+      : await activate(names, String(query), { denied, matched: names.length, via });
   if (!activation) return null;
-  const listed = (tools: readonly CatalogTool[], score: number) => tools.map((t) => ({ name: t.name, description: t.description, score, words: [] as string[] }));
+  const listed = (tools: readonly CatalogTool[], score: number) =>
+    tools.map((t) => ({ name: t.name, description: t.description, score, words: [] as string[] }));
   // a browse loads nothing: its matches are the page it shows
-  const matches = outcome.kind === "keywords" ? outcome.matches : outcome.kind === "select" ? listed(outcome.found, 1) : outcome.kind === "browse" ? listed(outcome.tools, 0) : [];
+  const matches =
+    outcome.kind === "keywords"
+      ? outcome.matches
+      : outcome.kind === "select"
+        ? listed(outcome.found, 1)
+        : outcome.kind === "browse"
+          ? listed(outcome.tools, 0)
+          : [];
   const proxy = session.activation === "proxy";
-  let result = formatResult(outcome, activation.loaded, activation.alreadyLoaded, typeof query === "string" ? query : "", proxy ? "callTool" : "tools");
+  let result = formatResult(
+    outcome,
+    activation.loaded,
+    activation.alreadyLoaded,
+    typeof query === "string" ? query : "",
+    proxy ? "callTool" : "tools",
+  );
   if (proxy) result += proxySchemas(cat.byName, [...activation.loaded, ...activation.alreadyLoaded]);
-  return { result, isError: outcome.kind === "error", loaded: activation.loaded, alreadyLoaded: activation.alreadyLoaded, matches, activations: activation.activations };
+  return {
+    result,
+    isError: outcome.kind === "error",
+    loaded: activation.loaded,
+    alreadyLoaded: activation.alreadyLoaded,
+    matches,
+    activations: activation.activations,
+  };
 }

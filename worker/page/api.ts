@@ -21,7 +21,8 @@ export class ApiError extends Error {
 }
 
 function explain(status: number, code: string, message: string): string {
-  if (status === 401) return `The Worker refused this API key (401 ${code}): ${message}. Paste a key from the Worker's API_KEYS (for npm start: the key in .dev.vars).`;
+  if (status === 401)
+    return `The Worker refused this API key (401 ${code}): ${message}. Paste a key from the Worker's API_KEYS (for npm start: the key in .dev.vars).`;
   if (status === 404 && code === "not_found") return `Not found: ${message}.`;
   return `${message} (${status} ${code})`;
 }
@@ -33,7 +34,11 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   if (init.body !== undefined) headers["content-type"] = "application/json";
   let res: Response;
   try {
-    res = await fetch(path, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+    res = await fetch(path, {
+      method: init.method ?? "GET",
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
   } catch (e) {
     throw new ApiError(0, "network", `Cannot reach the Worker (${(e as Error).message}).`);
   }

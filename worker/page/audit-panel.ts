@@ -33,7 +33,8 @@ export interface AuditPage {
 /** Events per request: a few searches' worth, so "More" is rarely needed and always cheap. */
 export const AUDIT_PAGE = 25;
 
-export const auditPath = (id: string, cursor?: string | null): string => `/v1/sessions/${encodeURIComponent(id)}/audit?limit=${AUDIT_PAGE}${cursor ? `&cursor=${cursor}` : ""}`;
+export const auditPath = (id: string, cursor?: string | null): string =>
+  `/v1/sessions/${encodeURIComponent(id)}/audit?limit=${AUDIT_PAGE}${cursor ? `&cursor=${cursor}` : ""}`;
 
 function argsCell(e: AuditEvent): HTMLElement | string {
   if (!e.argsDigest) return "—";
@@ -43,7 +44,15 @@ function argsCell(e: AuditEvent): HTMLElement | string {
 }
 
 function row(e: AuditEvent, created: number): HTMLTableRowElement {
-  const attrs = { "data-event": e.id, "data-type": e.type, "data-tool": e.tool ?? "", "data-outcome": e.outcome, "data-duration-ms": e.durationMs, "data-args-digest": e.argsDigest ?? "", "data-args-bytes": e.argsBytes };
+  const attrs = {
+    "data-event": e.id,
+    "data-type": e.type,
+    "data-tool": e.tool ?? "",
+    "data-outcome": e.outcome,
+    "data-duration-ms": e.durationMs,
+    "data-args-digest": e.argsDigest ?? "",
+    "data-args-bytes": e.argsBytes,
+  };
   const cells: Array<[Node | string, string?]> = [
     [h("time", { datetime: e.at, title: e.at }, offset(Date.parse(e.at) - created))],
     [e.type],
@@ -63,7 +72,13 @@ export function auditPanel(id: string, createdAt: string, first: AuditPage, onEr
   const created = Date.parse(createdAt);
   const head = ["When", "Type", "Tool", "Outcome", "ms", "Arguments (sha256, size)", "Result", "Via", "Note"];
   const tbody = h("tbody", {});
-  const table = h("table", { class: "audit" }, h("caption", {}, "Audit events"), h("thead", {}, h("tr", {}, ...head.map((c) => h("th", { scope: "col" }, c)))), tbody);
+  const table = h(
+    "table",
+    { class: "audit" },
+    h("caption", {}, "Audit events"),
+    h("thead", {}, h("tr", {}, ...head.map((c) => h("th", { scope: "col" }, c)))),
+    tbody,
+  );
   const status = h("p", { id: "audit-status", class: "count", "aria-live": "polite" });
   const more = h("button", { type: "button", id: "audit-more" }, "More (older events)");
   let shown = 0;
@@ -75,7 +90,10 @@ export function auditPanel(id: string, createdAt: string, first: AuditPage, onEr
     cursor = page.cursor;
     more.hidden = cursor === null;
     table.hidden = shown === 0;
-    status.textContent = shown === 0 ? "No events yet." : `${int(shown)} ${shown === 1 ? "event" : "events"}, newest first${cursor ? "; older ones follow" : ", all of them"}.`;
+    status.textContent =
+      shown === 0
+        ? "No events yet."
+        : `${int(shown)} ${shown === 1 ? "event" : "events"}, newest first${cursor ? "; older ones follow" : ", all of them"}.`;
   }
 
   more.addEventListener("click", async () => {
@@ -94,7 +112,11 @@ export function auditPanel(id: string, createdAt: string, first: AuditPage, onEr
     "section",
     { class: "audit-section", "aria-labelledby": "audit-heading" },
     h("h3", { id: "audit-heading" }, "Audit trail"),
-    h("p", { class: "hint" }, "Every search, activation, call and denial of this session, from its own storage. Arguments are kept as a sha256 digest and a size (their values only with AUDIT_ARGUMENTS=store)."),
+    h(
+      "p",
+      { class: "hint" },
+      "Every search, activation, call and denial of this session, from its own storage. Arguments are kept as a sha256 digest and a size (their values only with AUDIT_ARGUMENTS=store).",
+    ),
     status,
     h("div", { class: "scroll" }, table),
     more,

@@ -14,10 +14,20 @@ export interface CatalogInfo {
   encoding: string;
   tools: number;
   servers: ServerSummary[];
-  tokens: { fullInjection: number; deferredNames: number; coreTools: number; listing: Record<"names" | "grouped" | "servers" | "none", number> };
+  tokens: {
+    fullInjection: number;
+    deferredNames: number;
+    coreTools: number;
+    listing: Record<"names" | "grouped" | "servers" | "none", number>;
+  };
 }
 
-const FORM_HINTS = { names: "every deferred name, a line each", grouped: "a line per server of short names", servers: "a line per server: count and summary", none: "counts and how to search" };
+const FORM_HINTS = {
+  names: "every deferred name, a line each",
+  grouped: "a line per server of short names",
+  servers: "a line per server: count and summary",
+  none: "counts and how to search",
+};
 
 /** The view from the API: every figure a sum of the per-tool counts stored in the catalog. */
 export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
@@ -30,10 +40,18 @@ export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
     tools,
     totals: [
       { key: "full", label: "Full injection", value: fullInjection, hint: "every tool's definition" },
-      ...(Object.keys(FORM_HINTS) as Array<keyof typeof FORM_HINTS>).map((f) => ({ key: `listing-${f}`, label: `Listing: ${f}`, value: listing[f], hint: FORM_HINTS[f] })),
+      ...(Object.keys(FORM_HINTS) as Array<keyof typeof FORM_HINTS>).map((f) => ({
+        key: `listing-${f}`,
+        label: `Listing: ${f}`,
+        value: listing[f],
+        hint: FORM_HINTS[f],
+      })),
       { key: "core", label: "Core tools", value: coreTools, hint: "always-loaded definitions" },
     ],
-    ratio: { value: fullInjection ? (listing.names + coreTools) / fullInjection : 0, label: "names listing + core tools, of full injection" },
+    ratio: {
+      value: fullInjection ? (listing.names + coreTools) / fullInjection : 0,
+      label: "names listing + core tools, of full injection",
+    },
     series: SERIES,
   };
 }
@@ -42,8 +60,22 @@ export function totalsList(totals: readonly Total[], ratio?: CatalogView["ratio"
   return h(
     "dl",
     { class: "totals" },
-    ...totals.map((t) => h("div", { class: "total", "data-total": t.key }, h("dt", {}, t.label), h("dd", { "data-value": t.value }, int(t.value), h("small", {}, ` tokens, ${t.hint}`)))),
-    ratio ? h("div", { class: "total ratio", "data-total": "ratio" }, h("dt", {}, "Ratio"), h("dd", { "data-value": ratio.value }, percent(ratio.value), h("small", {}, ` ${ratio.label}`))) : null,
+    ...totals.map((t) =>
+      h(
+        "div",
+        { class: "total", "data-total": t.key },
+        h("dt", {}, t.label),
+        h("dd", { "data-value": t.value }, int(t.value), h("small", {}, ` tokens, ${t.hint}`)),
+      ),
+    ),
+    ratio
+      ? h(
+          "div",
+          { class: "total ratio", "data-total": "ratio" },
+          h("dt", {}, "Ratio"),
+          h("dd", { "data-value": ratio.value }, percent(ratio.value), h("small", {}, ` ${ratio.label}`)),
+        )
+      : null,
   );
 }
 
@@ -51,9 +83,19 @@ export function totalsList(totals: readonly Total[], ratio?: CatalogView["ratio"
 const CHART_MAX = 40;
 
 function serverChart(view: CatalogView): HTMLElement {
-  const servers = view.servers.length > CHART_MAX ? [...view.servers].sort((a, b) => b.tokens.full - a.tokens.full || (a.name < b.name ? -1 : 1)).slice(0, CHART_MAX) : view.servers;
-  const title = servers.length < view.servers.length ? `Tokens per server: the ${CHART_MAX} largest of ${int(view.servers.length)}` : "Tokens per server";
-  return barChart(title, view.series, servers.map((s) => ({ label: s.name, values: { ...s.tokens } })));
+  const servers =
+    view.servers.length > CHART_MAX
+      ? [...view.servers].sort((a, b) => b.tokens.full - a.tokens.full || (a.name < b.name ? -1 : 1)).slice(0, CHART_MAX)
+      : view.servers;
+  const title =
+    servers.length < view.servers.length
+      ? `Tokens per server: the ${CHART_MAX} largest of ${int(view.servers.length)}`
+      : "Tokens per server";
+  return barChart(
+    title,
+    view.series,
+    servers.map((s) => ({ label: s.name, values: { ...s.tokens } })),
+  );
 }
 
 export function catalogView(view: CatalogView, ...extra: HTMLElement[]): HTMLElement {
@@ -70,11 +112,18 @@ export function catalogView(view: CatalogView, ...extra: HTMLElement[]): HTMLEle
     "section",
     { class: "catalog-view", "aria-labelledby": "catalog-heading" },
     h("h2", { id: "catalog-heading" }, "Catalog ", h("code", { class: "label", "data-label": view.label }, view.label)),
-    h("p", { class: "meta" }, `${int(toolCount)} tools from ${int(view.servers.length)} servers, tokens counted with ${view.encoding}. `, h("small", {}, `Figures: ${view.source}.`)),
+    h(
+      "p",
+      { class: "meta" },
+      `${int(toolCount)} tools from ${int(view.servers.length)} servers, tokens counted with ${view.encoding}. `,
+      h("small", {}, `Figures: ${view.source}.`),
+    ),
     totalsList(view.totals, view.ratio),
     serverChart(view),
     ...extra,
-    table("Servers", ["Server", "Transport", "Server info", "Tools", ...view.series.map((s) => s.label), "Core tools"], serverRows, { class: "servers" }),
+    table("Servers", ["Server", "Transport", "Server info", "Tools", ...view.series.map((s) => s.label), "Core tools"], serverRows, {
+      class: "servers",
+    }),
     toolsTable(view.tools),
   );
 }

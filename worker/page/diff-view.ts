@@ -11,7 +11,15 @@ function toolList(id: string, title: string, tools: readonly ToolRow[]): HTMLEle
     "section",
     { "aria-labelledby": `${id}-heading`, id },
     h("h3", { id: `${id}-heading` }, `${title}: ${tools.length}`),
-    tools.length ? h("ul", { class: "diff-tools" }, ...tools.map((t) => h("li", { "data-tool": t.name }, h("code", {}, t.name), ` ${int(t.tokens.definition)} tokens — `, t.description.slice(0, 160)))) : h("p", {}, "None."),
+    tools.length
+      ? h(
+          "ul",
+          { class: "diff-tools" },
+          ...tools.map((t) =>
+            h("li", { "data-tool": t.name }, h("code", {}, t.name), ` ${int(t.tokens.definition)} tokens — `, t.description.slice(0, 160)),
+          ),
+        )
+      : h("p", {}, "None."),
   );
 }
 
@@ -21,9 +29,22 @@ function totalsTable(d: DiffView): HTMLElement {
   const signed = (n: number) => (n > 0 ? `+${int(n)}` : int(n));
   const rows = d.old.totals.map((t) => {
     const n = after.get(t.key)?.value ?? 0;
-    return h("tr", { "data-total": t.key }, h("th", { scope: "row" }, t.label, h("small", {}, ` (${t.hint})`)), h("td", { class: "num", "data-value": t.value }, int(t.value)), h("td", { class: "num", "data-value": n }, int(n)), h("td", { class: "num" }, signed(n - t.value)));
+    return h(
+      "tr",
+      { "data-total": t.key },
+      h("th", { scope: "row" }, t.label, h("small", {}, ` (${t.hint})`)),
+      h("td", { class: "num", "data-value": t.value }, int(t.value)),
+      h("td", { class: "num", "data-value": n }, int(n)),
+      h("td", { class: "num" }, signed(n - t.value)),
+    );
   });
-  return h("table", { class: "diff-totals" }, h("caption", {}, "Tokens before and after"), h("thead", {}, h("tr", {}, ...["", "Before", "After", "Change"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, ...rows));
+  return h(
+    "table",
+    { class: "diff-totals" },
+    h("caption", {}, "Tokens before and after"),
+    h("thead", {}, h("tr", {}, ...["", "Before", "After", "Change"].map((c) => h("th", { scope: "col" }, c)))),
+    h("tbody", {}, ...rows),
+  );
 }
 
 export function diffView(d: DiffView): HTMLElement {
@@ -40,15 +61,35 @@ export function diffView(d: DiffView): HTMLElement {
       ".",
     ),
     totalsTable(d),
-    barChart("Full-injection tokens per server", [{ key: "old", label: "Before" }, { key: "new", label: "After" }], d.servers.map((s) => ({ label: s.name, values: { old: s.old, new: s.new } }))),
+    barChart(
+      "Full-injection tokens per server",
+      [
+        { key: "old", label: "Before" },
+        { key: "new", label: "After" },
+      ],
+      d.servers.map((s) => ({ label: s.name, values: { old: s.old, new: s.new } })),
+    ),
     toolList("added", "Added", d.added),
     toolList("removed", "Removed", d.removed),
     h(
       "section",
       { id: "changed", "aria-labelledby": "changed-heading" },
       h("h3", { id: "changed-heading" }, `Changed: ${d.changed.length}`),
-      d.changed.length ? table("Changed tools", ["Tool", "What changed"], d.changed.map((c) => [h("code", {}, c.name), c.kind])) : h("p", {}, "None."),
+      d.changed.length
+        ? table(
+            "Changed tools",
+            ["Tool", "What changed"],
+            d.changed.map((c) => [h("code", {}, c.name), c.kind]),
+          )
+        : h("p", {}, "None."),
     ),
-    d.other.length ? h("section", { "aria-label": "Other differences" }, h("h3", {}, "Other differences"), h("ul", {}, ...d.other.map((o) => h("li", {}, o)))) : null,
+    d.other.length
+      ? h(
+          "section",
+          { "aria-label": "Other differences" },
+          h("h3", {}, "Other differences"),
+          h("ul", {}, ...d.other.map((o) => h("li", {}, o))),
+        )
+      : null,
   );
 }

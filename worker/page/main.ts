@@ -34,7 +34,9 @@ function showError(e: ApiError): void {
 }
 
 function showKeyState(): void {
-  keyState.textContent = apiKey.get() ? "A key is set for this tab (sessionStorage; closing the tab forgets it)." : "No key yet: views need one.";
+  keyState.textContent = apiKey.get()
+    ? "A key is set for this tab (sessionStorage; closing the tab forgets it)."
+    : "No key yet: views need one.";
 }
 
 function loadCatalog(): Promise<CatalogView> {

@@ -26,13 +26,36 @@ export function splitReason(reason: string): { mode: string; listing: string | n
 function decision(d: PolicyAnswer): HTMLElement[] {
   const why = splitReason(d.reason);
   const { catalogTools, visibleTools, deniedTools, rules } = d.access;
-  const seen = deniedTools ? `${int(visibleTools)} of ${int(catalogTools)} tools (${int(deniedTools)} hidden by the access rules of ${rules})` : `all ${int(catalogTools)} tools (access rules: ${rules})`;
+  const seen = deniedTools
+    ? `${int(visibleTools)} of ${int(catalogTools)} tools (${int(deniedTools)} hidden by the access rules of ${rules})`
+    : `all ${int(catalogTools)} tools (access rules: ${rules})`;
   return [
-    h("span", {}, "Mode: ", h("strong", { class: `mode mode-${d.mode}`, "data-mode": d.mode }, d.mode), " — ", h("span", { class: "mode-reason" }, why.mode)),
+    h(
+      "span",
+      {},
+      "Mode: ",
+      h("strong", { class: `mode mode-${d.mode}`, "data-mode": d.mode }, d.mode),
+      " — ",
+      h("span", { class: "mode-reason" }, why.mode),
+    ),
     h("br"),
-    h("span", {}, "Listing: ", h("strong", { "data-listing": d.listing ?? "" }, d.listing ?? "—"), " — ", h("span", { class: "listing-reason" }, why.listing ?? "full mode lists nothing: every tool is injected")),
+    h(
+      "span",
+      {},
+      "Listing: ",
+      h("strong", { "data-listing": d.listing ?? "" }, d.listing ?? "—"),
+      " — ",
+      h("span", { class: "listing-reason" }, why.listing ?? "full mode lists nothing: every tool is injected"),
+    ),
     h("br"),
-    h("small", { class: "view-counts" }, `This key's tenant sees ${seen}. `, d.mode === "deferred" ? `${int(d.deferredTools)} deferred; ${int(d.coreTools.length)} core tools always loaded.` : `${int(d.coreTools.length)} tools injected, no toolSearch.`),
+    h(
+      "small",
+      { class: "view-counts" },
+      `This key's tenant sees ${seen}. `,
+      d.mode === "deferred"
+        ? `${int(d.deferredTools)} deferred; ${int(d.coreTools.length)} core tools always loaded.`
+        : `${int(d.coreTools.length)} tools injected, no toolSearch.`,
+    ),
   ];
 }
 
@@ -41,14 +64,27 @@ export function policyForm(onError: (e: ApiError) => void): HTMLElement {
   const profile = h("input", { id: "policy-profile", type: "text", autocomplete: "off", value: "default", spellcheck: "false" });
   const deferral = h("select", { id: "policy-deferral" }, ...["auto", "on", "off"].map((d) => h("option", { value: d }, d)));
   // "" sends no listing, so a profile's own form applies (listing=auto would override it)
-  const listing = h("select", { id: "policy-listing" }, h("option", { value: "" }, "profile's, else auto"), ...["auto", "names", "grouped", "servers", "none"].map((f) => h("option", { value: f }, f)));
+  const listing = h(
+    "select",
+    { id: "policy-listing" },
+    h("option", { value: "" }, "profile's, else auto"),
+    ...["auto", "names", "grouped", "servers", "none"].map((f) => h("option", { value: f }, f)),
+  );
   const windowInput = h("input", { id: "policy-window", type: "number", min: 1000, step: 1000, inputmode: "numeric" });
   const result = h("output", { id: "policy-result", for: "policy-model", "aria-live": "polite" });
   const form = h(
     "form",
     { class: "policy", "aria-labelledby": "policy-heading" },
     h("h3", { id: "policy-heading" }, "Policy for a model"),
-    h("div", { class: "controls" }, field("Model", model), field("Profile", profile), field("Deferral", deferral), field("Listing", listing), field("Context window", windowInput, "tokens; empty: the model's own")),
+    h(
+      "div",
+      { class: "controls" },
+      field("Model", model),
+      field("Profile", profile),
+      field("Deferral", deferral),
+      field("Listing", listing),
+      field("Context window", windowInput, "tokens; empty: the model's own"),
+    ),
     h("button", { type: "submit" }, "Decide"),
     result,
   );

@@ -24,7 +24,15 @@ async function scratchSession(): Promise<string> {
 }
 
 export function searchView(onError: (e: ApiError) => void): HTMLElement {
-  const query = h("input", { id: "search-query", type: "search", required: true, maxlength: 1000, autocomplete: "off", spellcheck: "false", placeholder: "keywords, +word, mcp__server or select:name" });
+  const query = h("input", {
+    id: "search-query",
+    type: "search",
+    required: true,
+    maxlength: 1000,
+    autocomplete: "off",
+    spellcheck: "false",
+    placeholder: "keywords, +word, mcp__server or select:name",
+  });
   const limit = h("input", { id: "search-limit", type: "number", min: 1, max: 20, value: 5, inputmode: "numeric" });
   const status = h("p", { id: "search-status", class: "status", "aria-live": "polite" });
   const results = h("ol", { id: "search-results", class: "results" });
@@ -34,7 +42,15 @@ export function searchView(onError: (e: ApiError) => void): HTMLElement {
   function showSession(id: string | null): void {
     replace(
       session,
-      id ? h("span", {}, "Scratch session ", h("a", { href: `#session=${id}` }, h("code", {}, id)), " (deferred; every search loads tools into it). ") : "A scratch session is created on the first search. ",
+      id
+        ? h(
+            "span",
+            {},
+            "Scratch session ",
+            h("a", { href: `#session=${id}` }, h("code", {}, id)),
+            " (deferred; every search loads tools into it). ",
+          )
+        : "A scratch session is created on the first search. ",
       h("button", { type: "button", onclick: () => (sessionStorage.removeItem(SCRATCH), showSession(null)) }, "New scratch session"),
     );
   }
@@ -42,9 +58,25 @@ export function searchView(onError: (e: ApiError) => void): HTMLElement {
   const form = h(
     "form",
     { class: "search", role: "search", "aria-labelledby": "search-heading" },
-    h("div", { class: "controls" }, field("Query", query, "toolSearch syntax: keywords; +word requires a word; mcp__<server> limits to a server; select:a,b loads exact names"), field("Limit", limit)),
+    h(
+      "div",
+      { class: "controls" },
+      field(
+        "Query",
+        query,
+        "toolSearch syntax: keywords; +word requires a word; mcp__<server> limits to a server; select:a,b loads exact names",
+      ),
+      field("Limit", limit),
+    ),
     h("button", { type: "submit" }, "Search"),
-    h("p", { class: "examples" }, "Try: ", ...EXAMPLES.map((q) => h("button", { type: "button", class: "example", onclick: () => ((query.value = q), form.requestSubmit()) }, q))),
+    h(
+      "p",
+      { class: "examples" },
+      "Try: ",
+      ...EXAMPLES.map((q) =>
+        h("button", { type: "button", class: "example", onclick: () => ((query.value = q), form.requestSubmit()) }, q),
+      ),
+    ),
   );
 
   form.addEventListener("submit", async (e) => {
@@ -66,7 +98,12 @@ export function searchView(onError: (e: ApiError) => void): HTMLElement {
         return run();
       });
       const loaded = new Set(a.loaded);
-      replace(status, `${int(a.matches.length)} result${a.matches.length === 1 ? "" : "s"} in `, h("span", { "data-ms": ms.toFixed(1) }, `${ms.toFixed(0)} ms`), " (round trip: the Worker ranks, the session records the activation).");
+      replace(
+        status,
+        `${int(a.matches.length)} result${a.matches.length === 1 ? "" : "s"} in `,
+        h("span", { "data-ms": ms.toFixed(1) }, `${ms.toFixed(0)} ms`),
+        " (round trip: the Worker ranks, the session records the activation).",
+      );
       replace(
         results,
         ...a.matches.map((m, i) =>
@@ -77,7 +114,9 @@ export function searchView(onError: (e: ApiError) => void): HTMLElement {
             h("code", { class: "name" }, m.name),
             h("span", { class: "score" }, `score ${m.score.toFixed(3)}`),
             h("span", { class: `state ${loaded.has(m.name) ? "loaded" : "already"}` }, loaded.has(m.name) ? "loaded" : "already loaded"),
-            m.words.length ? h("span", { class: "words", "aria-label": "matched words" }, ...m.words.map((w) => h("span", { class: "word" }, w))) : null,
+            m.words.length
+              ? h("span", { class: "words", "aria-label": "matched words" }, ...m.words.map((w) => h("span", { class: "word" }, w)))
+              : null,
             h("p", { class: "desc" }, m.description),
           ),
         ),

@@ -41,7 +41,8 @@ interface ClientTools {
   reason: string;
 }
 
-const toolName = (t: unknown): string => (t as { function?: { name?: string }; name?: string }).function?.name ?? (t as { name?: string }).name ?? "?";
+const toolName = (t: unknown): string =>
+  (t as { function?: { name?: string }; name?: string }).function?.name ?? (t as { name?: string }).name ?? "?";
 
 /** Why a tool is in the array: activated by a search (its number), the search tools, or core. */
 function kindOf(name: string, activations: readonly string[]): string {
@@ -53,7 +54,12 @@ function kindOf(name: string, activations: readonly string[]): string {
 function promptSection(p: Prompt, activations: readonly string[], format: HTMLSelectElement): HTMLElement {
   const rows = p.tools.map((t, i) => {
     const name = toolName(t);
-    const cells = [int(i + 1), h("details", {}, h("summary", {}, h("code", {}, name)), h("pre", {}, JSON.stringify(t, null, 2))), kindOf(name, activations), int(utf8Bytes(canonicalJson(t)))];
+    const cells = [
+      int(i + 1),
+      h("details", {}, h("summary", {}, h("code", {}, name)), h("pre", {}, JSON.stringify(t, null, 2))),
+      kindOf(name, activations),
+      int(utf8Bytes(canonicalJson(t))),
+    ];
     return h("tr", { "data-tool": name }, ...cells.map((c, j) => h("td", { class: j === 0 || j === 3 ? "num" : undefined }, c)));
   });
   return h(
@@ -69,10 +75,25 @@ function promptSection(p: Prompt, activations: readonly string[], format: HTMLSe
       h("dt", {}, "promptCacheKey"),
       h("dd", {}, h("code", {}, p.promptCacheKey)),
       h("dt", {}, "tools array"),
-      h("dd", { id: "tools-bytes", "data-bytes": utf8Bytes(canonicalJson(p.tools)) }, `${int(p.tools.length)} tools, ${int(utf8Bytes(canonicalJson(p.tools)))} bytes of canonical JSON`),
+      h(
+        "dd",
+        { id: "tools-bytes", "data-bytes": utf8Bytes(canonicalJson(p.tools)) },
+        `${int(p.tools.length)} tools, ${int(utf8Bytes(canonicalJson(p.tools)))} bytes of canonical JSON`,
+      ),
     ),
-    h("details", { class: "system" }, h("summary", {}, `Frozen system section: ${int(utf8Bytes(p.system))} bytes`), h("pre", { id: "system-section" }, p.system || "(empty: full mode lists no deferred tools)")),
-    h("table", { class: "prompt-tools" }, h("caption", {}, "tools, in order (they only ever grow at the end)"), h("thead", {}, h("tr", {}, ...["#", "Tool", "Why it is there", "Bytes"].map((c) => h("th", { scope: "col" }, c)))), h("tbody", {}, ...rows)),
+    h(
+      "details",
+      { class: "system" },
+      h("summary", {}, `Frozen system section: ${int(utf8Bytes(p.system))} bytes`),
+      h("pre", { id: "system-section" }, p.system || "(empty: full mode lists no deferred tools)"),
+    ),
+    h(
+      "table",
+      { class: "prompt-tools" },
+      h("caption", {}, "tools, in order (they only ever grow at the end)"),
+      h("thead", {}, h("tr", {}, ...["#", "Tool", "Why it is there", "Bytes"].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", {}, ...rows),
+    ),
   );
 }
 
@@ -100,8 +121,21 @@ function clientToolsSection(ct: ClientTools): HTMLElement {
 }
 
 export function sessionView(initialId: string, onError: (e: ApiError) => void): HTMLElement {
-  const idInput = h("input", { id: "session-id", type: "text", required: true, autocomplete: "off", spellcheck: "false", value: initialId, placeholder: "ses_…" });
-  const format = h("select", { id: "session-format" }, h("option", { value: "openai" }, "OpenAI (tools: function)"), h("option", { value: "anthropic" }, "Anthropic (input_schema)"));
+  const idInput = h("input", {
+    id: "session-id",
+    type: "text",
+    required: true,
+    autocomplete: "off",
+    spellcheck: "false",
+    value: initialId,
+    placeholder: "ses_…",
+  });
+  const format = h(
+    "select",
+    { id: "session-format" },
+    h("option", { value: "openai" }, "OpenAI (tools: function)"),
+    h("option", { value: "anthropic" }, "Anthropic (input_schema)"),
+  );
   const body = h("div", { class: "session-body", "aria-live": "polite" });
 
   async function load(): Promise<void> {
@@ -111,12 +145,21 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
     replace(body, "Loading…");
     try {
       const path = `/v1/sessions/${encodeURIComponent(id)}`;
-      const [s, p, hist, audit] = await Promise.all([api<SessionInfo>(path), api<Prompt>(`${path}/prompt?format=${format.value}`), api<History>(`${path}/history`), api<AuditPage>(auditPath(id))]);
+      const [s, p, hist, audit] = await Promise.all([
+        api<SessionInfo>(path),
+        api<Prompt>(`${path}/prompt?format=${format.value}`),
+        api<History>(`${path}/history`),
+        api<AuditPage>(auditPath(id)),
+      ]);
       const facts: Array<[string, string, string?]> = [
         ["Mode", s.mode],
         ["Listing", s.listing ?? "—", s.listing ? "the deferred section's form" : "full mode lists nothing: every tool is injected"],
         ["Reason", s.reason],
-        ["Execution", s.execution, s.execution === "edge" ? "the Worker runs catalog tools of servers it can reach" : "the client runs every tool"],
+        [
+          "Execution",
+          s.execution,
+          s.execution === "edge" ? "the Worker runs catalog tools of servers it can reach" : "the client runs every tool",
+        ],
         ["Model", s.model],
         ["Profile", s.profile],
         ["Activation", s.activation],
@@ -125,7 +168,14 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
       ];
       replace(
         body,
-        h("dl", { class: "facts session-facts" }, ...facts.flatMap(([k, v, hint]) => [h("dt", {}, k), h("dd", { "data-fact": k.toLowerCase(), "data-value": v }, v, hint ? h("small", {}, ` (${hint})`) : null)])),
+        h(
+          "dl",
+          { class: "facts session-facts" },
+          ...facts.flatMap(([k, v, hint]) => [
+            h("dt", {}, k),
+            h("dd", { "data-fact": k.toLowerCase(), "data-value": v }, v, hint ? h("small", {}, ` (${hint})`) : null),
+          ]),
+        ),
         s.clientTools ? clientToolsSection(s.clientTools) : null,
         promptSection(p, s.activations, format),
         timeline(s.createdAt, hist),
@@ -140,8 +190,20 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
   }
 
   format.addEventListener("change", () => void load());
-  const form = h("form", { class: "session-form" }, field("Session id", idInput, "from POST /v1/sessions, or the chat endpoint's x-toolsearch-session header"), h("button", { type: "submit" }, "Open"), h("button", { type: "button", onclick: () => void load() }, "Refresh"));
+  const form = h(
+    "form",
+    { class: "session-form" },
+    field("Session id", idInput, "from POST /v1/sessions, or the chat endpoint's x-toolsearch-session header"),
+    h("button", { type: "submit" }, "Open"),
+    h("button", { type: "button", onclick: () => void load() }, "Refresh"),
+  );
   form.addEventListener("submit", (e) => (e.preventDefault(), void load()));
   if (initialId) void load();
-  return h("section", { class: "session-view", "aria-labelledby": "session-heading" }, h("h2", { id: "session-heading" }, "Session"), form, body);
+  return h(
+    "section",
+    { class: "session-view", "aria-labelledby": "session-heading" },
+    h("h2", { id: "session-heading" }, "Session"),
+    form,
+    body,
+  );
 }

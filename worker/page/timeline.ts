@@ -19,7 +19,8 @@ interface Message {
 
 const count = (n: number, one: string, many: string) => `${int(n)} ${n === 1 ? one : many}`;
 
-export const offset = (ms: number): string => (ms < 1000 ? `+${Math.round(ms)} ms` : ms < 120_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${(ms / 60_000).toFixed(1)} min`);
+export const offset = (ms: number): string =>
+  ms < 1000 ? `+${Math.round(ms)} ms` : ms < 120_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${(ms / 60_000).toFixed(1)} min`;
 
 function axis(created: number, searches: History["searches"]): SVGElement {
   const W = 680;
@@ -27,11 +28,24 @@ function axis(created: number, searches: History["searches"]): SVGElement {
   const x = (at: string) => 20 + ((Date.parse(at) - created) / span) * (W - 40);
   return svg(
     "svg",
-    { viewBox: `0 0 ${W} 44`, width: W, height: 44, class: "axis", role: "img", "aria-label": `${searches.length} searches over ${offset(span).slice(1)} (listed below)` },
+    {
+      viewBox: `0 0 ${W} 44`,
+      width: W,
+      height: 44,
+      class: "axis",
+      role: "img",
+      "aria-label": `${searches.length} searches over ${offset(span).slice(1)} (listed below)`,
+    },
     svg("line", { x1: 20, x2: W - 20, y1: 18, y2: 18, class: "axis-line" }),
     svg("text", { x: 20, y: 38, class: "axis-text" }, "created"),
     svg("text", { x: W - 20, y: 38, class: "axis-text", "text-anchor": "end" }, offset(span)),
-    ...searches.map((s) => svg("circle", { cx: x(s.at).toFixed(1), cy: 18, r: s.loaded.length ? 6 : 4, class: s.loaded.length ? "dot dot-loaded" : "dot" }, svg("title", {}, `${offset(Date.parse(s.at) - created)}: ${s.query} → ${s.loaded.length ? s.loaded.join(", ") : "nothing new"}`))),
+    ...searches.map((s) =>
+      svg(
+        "circle",
+        { cx: x(s.at).toFixed(1), cy: 18, r: s.loaded.length ? 6 : 4, class: s.loaded.length ? "dot dot-loaded" : "dot" },
+        svg("title", {}, `${offset(Date.parse(s.at) - created)}: ${s.query} → ${s.loaded.length ? s.loaded.join(", ") : "nothing new"}`),
+      ),
+    ),
   );
 }
 
@@ -46,21 +60,33 @@ export function timeline(createdAt: string, history: History): HTMLElement {
       { "data-query": s.query },
       h("time", { datetime: s.at, title: s.at }, offset(Date.parse(s.at) - created)),
       " ",
-      call ? h("span", { class: "what" }, "a call of ", h("code", {}, s.query.slice(5))) : h("span", { class: "what" }, `toolSearch #${++searches} `, h("code", {}, s.query)),
+      call
+        ? h("span", { class: "what" }, "a call of ", h("code", {}, s.query.slice(5)))
+        : h("span", { class: "what" }, `toolSearch #${++searches} `, h("code", {}, s.query)),
       s.loaded.length
         ? h("ul", { class: "activated" }, ...s.loaded.map((n) => h("li", { "data-activation": n }, "loaded ", h("code", {}, n))))
         : h("p", { class: "nothing" }, call ? "loaded nothing (a refusal is in the audit trail)" : "loaded nothing new"),
     );
   });
   const calls = history.searches.length - searches;
-  const order = history.activations.map((a, i) => [int(i + 1), h("code", {}, a.name), h("time", { datetime: a.at }, offset(Date.parse(a.at) - created))]);
+  const order = history.activations.map((a, i) => [
+    int(i + 1),
+    h("code", {}, a.name),
+    h("time", { datetime: a.at }, offset(Date.parse(a.at) - created)),
+  ]);
   return h(
     "section",
     { class: "timeline-section", "aria-labelledby": "timeline-heading" },
-    h("h3", { id: "timeline-heading" }, `Timeline: ${count(searches, "search", "searches")}${calls ? `, ${count(calls, "call that loaded its tool", "calls that loaded their tool")}` : ""}, ${count(history.activations.length, "activation", "activations")}`),
+    h(
+      "h3",
+      { id: "timeline-heading" },
+      `Timeline: ${count(searches, "search", "searches")}${calls ? `, ${count(calls, "call that loaded its tool", "calls that loaded their tool")}` : ""}, ${count(history.activations.length, "activation", "activations")}`,
+    ),
     history.searches.length ? axis(created, history.searches) : h("p", {}, "No toolSearch yet."),
     h("ol", { class: "timeline" }, ...items),
-    history.activations.length ? table("Activations, in the order the tools array carries them", ["#", "Tool", "When"], order, { class: "activations" }) : null,
+    history.activations.length
+      ? table("Activations, in the order the tools array carries them", ["#", "Tool", "When"], order, { class: "activations" })
+      : null,
   );
 }
 
@@ -71,12 +97,23 @@ function describe(m: Message): string {
 }
 
 export function splices(list: History["splices"]): HTMLElement {
-  const rows = list.map((s) => [int(s.seq), `message ${s.at}`, h("ul", {}, ...s.hidden.map((m) => h("li", {}, describe(m)))), describe(s.reply.upstream)]);
+  const rows = list.map((s) => [
+    int(s.seq),
+    `message ${s.at}`,
+    h("ul", {}, ...s.hidden.map((m) => h("li", {}, describe(m)))),
+    describe(s.reply.upstream),
+  ]);
   return h(
     "section",
     { class: "splices-section", "aria-labelledby": "splices-heading" },
     h("h3", { id: "splices-heading" }, `Splices: ${list.length}`),
-    h("p", { class: "hint" }, "Rounds the chat endpoint ran that its client never saw; they are put back at the same place in later requests so the upstream prompt only grows."),
-    list.length ? table("Stored splices", ["#", "Before", "Hidden messages", "Answer as upstream gave it"], rows, { class: "splices" }) : h("p", {}, "No splices (only the chat endpoint stores them)."),
+    h(
+      "p",
+      { class: "hint" },
+      "Rounds the chat endpoint ran that its client never saw; they are put back at the same place in later requests so the upstream prompt only grows.",
+    ),
+    list.length
+      ? table("Stored splices", ["#", "Before", "Hidden messages", "Answer as upstream gave it"], rows, { class: "splices" })
+      : h("p", {}, "No splices (only the chat endpoint stores them)."),
   );
 }

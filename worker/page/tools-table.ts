@@ -28,7 +28,12 @@ export function toolsTable(tools: readonly ToolRow[], idPrefix = "tools"): HTMLE
   let descending = false;
   const filter = h("input", { id: `${idPrefix}-filter`, type: "search", autocomplete: "off", placeholder: "e.g. issue, screenshot" });
   const servers = [...new Set(tools.map((t) => t.server))].sort();
-  const server = h("select", { id: `${idPrefix}-server` }, h("option", { value: "" }, "All servers"), ...servers.map((s) => h("option", { value: s }, s)));
+  const server = h(
+    "select",
+    { id: `${idPrefix}-server` },
+    h("option", { value: "" }, "All servers"),
+    ...servers.map((s) => h("option", { value: s }, s)),
+  );
   const count = h("p", { class: "count", "aria-live": "polite", id: `${idPrefix}-count` });
   const headRow = h("tr");
   const body = h("tbody");
@@ -38,7 +43,11 @@ export function toolsTable(tools: readonly ToolRow[], idPrefix = "tools"): HTMLE
     const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
     const col = COLUMNS.find((c) => c.key === sortKey)!;
     const shown = tools
-      .filter((t) => (!server.value || t.server === server.value) && words.every((w) => `${t.name} ${t.server} ${t.title ?? ""} ${t.description}`.toLowerCase().includes(w)))
+      .filter(
+        (t) =>
+          (!server.value || t.server === server.value) &&
+          words.every((w) => `${t.name} ${t.server} ${t.title ?? ""} ${t.description}`.toLowerCase().includes(w)),
+      )
       .sort((a, b) => {
         const [x, y] = [col.value(a), col.value(b)];
         const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
@@ -49,25 +58,36 @@ export function toolsTable(tools: readonly ToolRow[], idPrefix = "tools"): HTMLE
       ...COLUMNS.map((c) =>
         h(
           "th",
-          { scope: "col", "aria-sort": c.key === sortKey ? (descending ? "descending" : "ascending") : undefined, class: c.numeric ? "num" : undefined },
-          h("button", { type: "button", "data-sort": c.key, onclick: () => sortBy(c) }, c.label, h("span", { "aria-hidden": "true" }, c.key === sortKey ? (descending ? " ▼" : " ▲") : "")),
+          {
+            scope: "col",
+            "aria-sort": c.key === sortKey ? (descending ? "descending" : "ascending") : undefined,
+            class: c.numeric ? "num" : undefined,
+          },
+          h(
+            "button",
+            { type: "button", "data-sort": c.key, onclick: () => sortBy(c) },
+            c.label,
+            h("span", { "aria-hidden": "true" }, c.key === sortKey ? (descending ? " ▼" : " ▲") : ""),
+          ),
         ),
       ),
     );
     replace(
       body,
-      ...shown.slice(0, MAX_ROWS).map((t) =>
-        h(
-          "tr",
-          { "data-tool": t.name },
-          h("td", {}, h("code", {}, t.name)),
-          h("td", {}, t.server),
-          h("td", { class: "num" }, int(t.tokens.definition)),
-          h("td", { class: "num" }, int(t.alwaysLoad ? 0 : t.tokens.name)),
-          h("td", {}, t.alwaysLoad ? "always" : "deferred"),
-          h("td", { class: "desc" }, t.description.length > 200 ? `${t.description.slice(0, 199)}…` : t.description),
+      ...shown
+        .slice(0, MAX_ROWS)
+        .map((t) =>
+          h(
+            "tr",
+            { "data-tool": t.name },
+            h("td", {}, h("code", {}, t.name)),
+            h("td", {}, t.server),
+            h("td", { class: "num" }, int(t.tokens.definition)),
+            h("td", { class: "num" }, int(t.alwaysLoad ? 0 : t.tokens.name)),
+            h("td", {}, t.alwaysLoad ? "always" : "deferred"),
+            h("td", { class: "desc" }, t.description.length > 200 ? `${t.description.slice(0, 199)}…` : t.description),
+          ),
         ),
-      ),
     );
     count.textContent = `${int(shown.length)} of ${int(tools.length)} tools${shown.length > MAX_ROWS ? ` (the first ${MAX_ROWS} drawn: filter to narrow)` : ""}`;
   }
@@ -82,5 +102,12 @@ export function toolsTable(tools: readonly ToolRow[], idPrefix = "tools"): HTMLE
   filter.addEventListener("input", draw);
   server.addEventListener("change", draw);
   draw();
-  return h("section", { class: "tools-section", "aria-labelledby": `${idPrefix}-heading` }, h("h3", { id: `${idPrefix}-heading` }, "Tools"), h("div", { class: "controls" }, field("Filter tools", filter), field("Server", server)), count, h("div", { class: "scroll" }, tableEl));
+  return h(
+    "section",
+    { class: "tools-section", "aria-labelledby": `${idPrefix}-heading` },
+    h("h3", { id: `${idPrefix}-heading` }, "Tools"),
+    h("div", { class: "controls" }, field("Filter tools", filter), field("Server", server)),
+    count,
+    h("div", { class: "scroll" }, tableEl),
+  );
 }

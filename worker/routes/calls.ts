@@ -15,7 +15,8 @@ import { cachedFrozen, forget, notFound, requireSession, sessionCatalog, session
 async function callTool(c: RouteContext): Promise<Response> {
   const { id, name } = c.params as { id: string; name: string };
   const body = parseCallBody(await readJson(c.request));
-  if (!EXPOSED_NAME_RE.test(name)) throw new ToolsearchError("bad_request", "name: must be an exposed tool name (letters, digits, _ and -, at most 64)");
+  if (!EXPOSED_NAME_RE.test(name))
+    throw new ToolsearchError("bad_request", "name: must be an exposed tool name (letters, digits, _ and -, at most 64)");
   const cached = cachedFrozen(c, id);
   const { state, stub } = cached ? { state: cached, stub: sessionStub(c, id) } : await requireSession(c, id);
   await sessionCatalog(c, state);

@@ -56,8 +56,17 @@ async function policyPreview(c: RouteContext): Promise<Response> {
     coreTools: init.coreTools,
     // core tools are among the visible ones (the session froze over the tenant's view)
     deferredTools: init.mode === "deferred" ? visible - init.coreTools.length : 0,
-    access: { rules: init.access?.source ?? "default", catalogTools: cat.catalog.tools.length, visibleTools: visible, deniedTools: denied.size },
+    access: {
+      rules: init.access?.source ?? "default",
+      catalogTools: cat.catalog.tools.length,
+      visibleTools: visible,
+      deniedTools: denied.size,
+    },
   });
 }
 
-export const catalogRoutes = [route("GET", "/v1/catalog", catalogInfo), route("GET", "/v1/catalog/tools", catalogTools), route("GET", "/v1/catalog/policy", policyPreview)];
+export const catalogRoutes = [
+  route("GET", "/v1/catalog", catalogInfo),
+  route("GET", "/v1/catalog/tools", catalogTools),
+  route("GET", "/v1/catalog/policy", policyPreview),
+];

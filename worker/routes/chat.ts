@@ -27,7 +27,8 @@ function limitHeader(c: RouteContext, header: string, fallback: number, min: num
   const raw = c.request.headers.get(header);
   if (raw === null) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ToolsearchError("bad_request", `${header}: must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ToolsearchError("bad_request", `${header}: must be an integer from ${min} to ${max}`);
   return n;
 }
 
@@ -45,7 +46,9 @@ async function chat(c: RouteContext): Promise<Response> {
   const activate = activateIn(s, plan);
   let view = chatView(state, plan);
   // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
-  const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && view.mode === "deferred" && !view.coreTools.includes(n) && !view.activations.includes(n));
+  const forced = forcedNames(tool_choice).filter(
+    (n) => catalog.byName.has(n) && view.mode === "deferred" && !view.coreTools.includes(n) && !view.activations.includes(n),
+  );
   if (forced.length) {
     const loaded = await activate(forced, `tool_choice:${forced.join(",")}`, { load: true });
     if (!loaded) throw new ToolsearchError("not_found", "the session was deleted during the request");
@@ -62,7 +65,16 @@ async function chat(c: RouteContext): Promise<Response> {
   const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
   const run = (onText?: (t: string) => void): Promise<AgentResult> =>
     runAgent(
-      { catalog, session: view, clientTools, messages: withSystemSection(spliced.messages, view.systemSection), clientToolChoice: tool_choice, maxHops, view: access, edge },
+      {
+        catalog,
+        session: view,
+        clientTools,
+        messages: withSystemSection(spliced.messages, view.systemSection),
+        clientToolChoice: tool_choice,
+        maxHops,
+        view: access,
+        edge,
+      },
       {
         callModel: async (round) => {
           progress.hops++;
@@ -86,11 +98,22 @@ async function chat(c: RouteContext): Promise<Response> {
       if (result.splice) await s.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
       return result;
     });
-  const headers = { [SESSION_HEADER]: state.id, "x-toolsearch-spliced": String(spliced.applied), "x-toolsearch-tools-changed": toolsChanged ? "1" : "0" };
+  const headers = {
+    [SESSION_HEADER]: state.id,
+    "x-toolsearch-spliced": String(spliced.applied),
+    "x-toolsearch-tools-changed": toolsChanged ? "1" : "0",
+  };
   if (!stream) {
     const result = await run();
     const { id, created, model } = progress.meta;
-    const completion = { id, object: "chat.completion", created, model, choices: [{ index: 0, message: result.message, finish_reason: result.finishReason, logprobs: null }], usage: result.usage };
+    const completion = {
+      id,
+      object: "chat.completion",
+      created,
+      model,
+      choices: [{ index: 0, message: result.message, finish_reason: result.finishReason, logprobs: null }],
+      usage: result.usage,
+    };
     return json(completion, 200, { ...headers, "x-toolsearch-hops": String(result.hops) });
   }
   return streamed(run, progress, abort, headers, !!stream_options?.include_usage);
@@ -133,7 +156,13 @@ async function streamed(
   const send = (o: unknown) => write(`data: ${JSON.stringify(o)}\n\n`);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
     const m = progress.meta;
-    return { id: m.id, object: "chat.completion.chunk", created: m.created, model: m.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] };
+    return {
+      id: m.id,
+      object: "chat.completion.chunk",
+      created: m.created,
+      model: m.model,
+      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+    };
   };
   let opened = false;
   let open!: () => void;
@@ -151,7 +180,15 @@ async function streamed(
     async (result) => {
       begin();
       const calls = result.message.tool_calls ?? [];
-      calls.forEach((call, index) => send(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: call.function.arguments } }] })));
+      calls.forEach((call, index) =>
+        send(
+          chunk({
+            tool_calls: [
+              { index, id: call.id, type: "function", function: { name: call.function.name, arguments: call.function.arguments } },
+            ],
+          }),
+        ),
+      );
       send(chunk({}, result.finishReason));
       if (includeUsage) send({ ...chunk({}), choices: [], usage: result.usage });
       write(`: x-toolsearch-hops ${result.hops}\n\ndata: [DONE]\n\n`);
@@ -166,7 +203,14 @@ async function streamed(
     },
   );
   await Promise.race([opening, done]);
-  return new Response(readable, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headers, "x-toolsearch-hops": String(progress.hops) } });
+  return new Response(readable, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      ...headers,
+      "x-toolsearch-hops": String(progress.hops),
+    },
+  });
 }
 
 export const chatRoutes = [route("POST", "/v1/chat/completions", chat)];

@@ -6,7 +6,12 @@
 // in the session's Durable Object. What the server answers is worker/mcp-server.ts.
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../core/errors.ts";
 import { json, MAX_BODY_BYTES, route, type RouteContext } from "../http.ts";
 import { mcpServer, mcpSessionRequest, type McpSession } from "../mcp-server.ts";
@@ -54,8 +59,16 @@ async function readMessages(request: Request): Promise<{ body: unknown; messages
 function checkProtocol(c: RouteContext, session: McpSession): void {
   const given = c.request.headers.get("mcp-protocol-version");
   if (given === null) return; // 2025-03-26 clients may omit it; the session knows what was negotiated
-  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(given)) throw new RpcError(-32000, `Bad Request: unsupported MCP-Protocol-Version ${given.slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
-  if (given !== session.mcp.protocolVersion) throw new RpcError(-32000, `Bad Request: MCP-Protocol-Version ${given} differs from the version negotiated for this session (${session.mcp.protocolVersion})`);
+  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(given))
+    throw new RpcError(
+      -32000,
+      `Bad Request: unsupported MCP-Protocol-Version ${given.slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+    );
+  if (given !== session.mcp.protocolVersion)
+    throw new RpcError(
+      -32000,
+      `Bad Request: MCP-Protocol-Version ${given} differs from the version negotiated for this session (${session.mcp.protocolVersion})`,
+    );
 }
 
 /** The MCP session named by the request's Mcp-Session-Id: 400 without one, 404 for an unknown one. */
@@ -114,8 +127,20 @@ async function remove(c: RouteContext): Promise<Response> {
 /** No server-initiated stream: list_changed rides on the response of the toolSearch call. */
 async function get(c: RouteContext): Promise<Response> {
   await mcpSession(c);
-  return json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Method Not Allowed: this server sends notifications on POST responses; there is no GET stream" } }, 405, { allow: "POST, DELETE" });
+  return json(
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: "Method Not Allowed: this server sends notifications on POST responses; there is no GET stream" },
+    },
+    405,
+    { allow: "POST, DELETE" },
+  );
 }
 
 const onError = rpcErrorResponse;
-export const mcpRoutes = [route("POST", "/mcp", post, onError), route("DELETE", "/mcp", remove, onError), route("GET", "/mcp", get, onError)];
+export const mcpRoutes = [
+  route("POST", "/mcp", post, onError),
+  route("DELETE", "/mcp", remove, onError),
+  route("GET", "/mcp", get, onError),
+];

@@ -10,7 +10,8 @@ const FILES: Record<string, string> = { "": "index.html", "page.js": "page.js", 
 
 // the page loads only its own script and style, and talks only to this origin
 const SECURITY_HEADERS = {
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
 };
@@ -20,7 +21,11 @@ async function serve(c: RouteContext, name: string): Promise<Response> {
   if (!file) throw new ToolsearchError("not_found", `no page file ${name.slice(0, 80)}`);
   // html_handling = "none" (wrangler.toml): the asset path is taken literally
   const res = await c.env.ASSETS.fetch(new Request(`https://assets.invalid/page/${file}`, { headers: c.request.headers }));
-  if (res.status === 404) throw new ToolsearchError("unavailable", "the page is not built: wrangler runs its [build] command (npm run build:page) before dev and deploy");
+  if (res.status === 404)
+    throw new ToolsearchError(
+      "unavailable",
+      "the page is not built: wrangler runs its [build] command (npm run build:page) before dev and deploy",
+    );
   const headers = new Headers(res.headers);
   for (const [k, v] of Object.entries(SECURITY_HEADERS)) headers.set(k, v);
   return new Response(c.request.method === "HEAD" ? null : res.body, { status: res.status, headers });

@@ -19,11 +19,16 @@ export function catalogRef(cat: LoadedCatalog) {
 
 function parseFormat(url: URL): PromptFormat {
   const f = url.searchParams.get("format") ?? "openai";
-  if (f !== "openai" && f !== "anthropic") throw new ToolsearchError("bad_request", `format: must be "openai" or "anthropic", got "${f.slice(0, 40)}"`);
+  if (f !== "openai" && f !== "anthropic")
+    throw new ToolsearchError("bad_request", `format: must be "openai" or "anthropic", got "${f.slice(0, 40)}"`);
   return f;
 }
 
-function promptFor(cat: LoadedCatalog, state: Pick<SessionState, "mode" | "activation" | "systemSection" | "coreTools" | "activations" | "profile">, format: PromptFormat) {
+function promptFor(
+  cat: LoadedCatalog,
+  state: Pick<SessionState, "mode" | "activation" | "systemSection" | "coreTools" | "activations" | "profile">,
+  format: PromptFormat,
+) {
   const scope = `${cat.catalog.hash}\u0000${state.profile}\u0000${state.mode}\u0000${state.activation}`;
   // tools a chat client declared and activated live in its requests, not in the catalog
   const activations = state.activations.filter((n) => cat.byName.has(n));
@@ -34,7 +39,9 @@ async function create(c: RouteContext): Promise<Response> {
   const { state, cat } = await createSession(c, parseCreateBody(await readJson(c.request)));
   const prompt = await promptFor(cat, state, "openai");
   const { id, mode, reason, activation, execution } = state;
-  return json({ id, mode, reason, listing: state.listing ?? null, activation, execution, catalog: catalogRef(cat), prompt }, 201, { location: `/v1/sessions/${id}` });
+  return json({ id, mode, reason, listing: state.listing ?? null, activation, execution, catalog: catalogRef(cat), prompt }, 201, {
+    location: `/v1/sessions/${id}`,
+  });
 }
 
 async function read(c: RouteContext): Promise<Response> {
@@ -44,7 +51,20 @@ async function read(c: RouteContext): Promise<Response> {
   const ct = state.clientTools;
   const clientTools = ct ? { hash: ct.hash, kept: ct.kept, deferred: ct.deferred, core: ct.core, reason: ct.reason } : null;
   const execution = state.execution ?? "client";
-  return json({ id, mode, reason, listing: state.listing ?? null, activation, execution, model, profile, catalog: catalogRef(cat), activations, clientTools, createdAt: new Date(createdAt).toISOString() });
+  return json({
+    id,
+    mode,
+    reason,
+    listing: state.listing ?? null,
+    activation,
+    execution,
+    model,
+    profile,
+    catalog: catalogRef(cat),
+    activations,
+    clientTools,
+    createdAt: new Date(createdAt).toISOString(),
+  });
 }
 
 async function prompt(c: RouteContext): Promise<Response> {
@@ -60,7 +80,15 @@ async function toolSearch(c: RouteContext): Promise<Response> {
   const cached = cachedFrozen(c, id);
   const { state, stub } = cached ? { state: cached, stub: sessionStub(c, id) } : await requireSession(c, id);
   const cat = await sessionCatalog(c, state);
-  const answer = await answerToolSearch(cat, state, query, limit, (names, q, audit) => stub.activate(names, q, audit), viewOf(cat, state), "rest");
+  const answer = await answerToolSearch(
+    cat,
+    state,
+    query,
+    limit,
+    (names, q, audit) => stub.activate(names, q, audit),
+    viewOf(cat, state),
+    "rest",
+  );
   if (!answer) {
     forget(c, id);
     throw notFound(id);
