@@ -36,7 +36,7 @@ export interface RouteContext {
   ctx: ExecutionContext;
   params: Record<string, string>;
   url: URL;
-  /** the API key's tenant on /v1/* routes ("" on open routes) */
+  /** the API key's tenant on /v1/* and /mcp ("" on open routes) */
   tenant: string;
   /** the catalog label for the x-catalog header, when a route knows a more specific one */
   setCatalogLabel(label: string): void;

@@ -8,7 +8,7 @@
 import { authenticate } from "./auth.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { labelFromFile, loadCatalog } from "./catalogs.ts";
-import { settings } from "./config.ts";
+import { settings } from "./settings.ts";
 import { json, type Route, type RouteContext } from "./http.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
@@ -19,7 +19,7 @@ import { pageRoutes } from "./routes/page.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
-export { SessionDO } from "./session.ts";
+export { SessionDO } from "./session/session-do.ts";
 
 const routes: Route[] = [
   ...pageRoutes,

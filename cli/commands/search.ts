@@ -1,4 +1,5 @@
-// catalog search: run a toolSearch query against a catalog file, on the Worker's exact code path.
+// catalog search: run a toolSearch query against a catalog file with the ranking and result text
+// the Worker uses (core/search.ts); no session, so nothing is loaded or audited.
 
 import { defineCommand } from "citty";
 import { ToolsearchError } from "../../worker/core/errors.ts";

@@ -1,11 +1,11 @@
-// What client-declared tools cost the Worker (worker/tool-set-cache.ts): building a set (the
+// What client-declared tools cost the Worker (worker/chat/tool-set-cache.ts): building a set (the
 // canonical JSON, its hash, the token estimates and the search index) on a cache miss, the
 // lookup every request pays on a hit (JSON.stringify of the tools, a Map lookup), and the heap a
 // cached set holds, at 200, 1,000 and 2,000 tools (copies of the demo tools, renamed). Run in
 // Node (V8, as workerd) with --expose-gc; part of `npm run bench:agent`, RESULTS.md section 7.
 import { join } from "node:path";
 import { readCatalogFile } from "../../cli/lib/files.ts";
-import { clientToolSet } from "../../worker/tool-set-cache.ts";
+import { clientToolSet } from "../../worker/chat/tool-set-cache.ts";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import type { OpenAITool } from "../../worker/core/chat.ts";
 import { buildClientToolSet, BYTES_PER_CHAR } from "../../worker/core/client-tools.ts";
@@ -105,7 +105,7 @@ export async function clientIndexBench(): Promise<IndexRow[]> {
 export function clientIndexTable(rows: IndexRow[]): string {
   const mb = (b: number) => (b / 2 ** 20).toFixed(2);
   return [
-    `Client tool sets (worker/tool-set-cache.ts), in Node (V8, as workerd) with --expose-gc; copies of the demo tools, renamed. A miss builds the set: canonical JSON, sha256, token estimates, the search index (built without Orama, core/tool-index.ts rankingIndex). A hit is what every request with the same tools pays: JSON.stringify of the tools, then a Map lookup by that string. JSON.parse of the same tools, which the Worker pays on every request anyway, is given for scale (the machine is shared: read the columns of one row against each other). Medians of 5 builds and 20 hits. The cache holds at most 24 MiB, estimated as BYTES_PER_CHAR = ${BYTES_PER_CHAR} heap bytes per character of canonical JSON (the last column measures it).`,
+    `Client tool sets (worker/chat/tool-set-cache.ts), in Node (V8, as workerd) with --expose-gc; copies of the demo tools, renamed. A miss builds the set: canonical JSON, sha256, token estimates, the search index (built without Orama, core/tool-index.ts rankingIndex). A hit is what every request with the same tools pays: JSON.stringify of the tools, then a Map lookup by that string. JSON.parse of the same tools, which the Worker pays on every request anyway, is given for scale (the machine is shared: read the columns of one row against each other). Medians of 5 builds and 20 hits. The cache holds at most 24 MiB, estimated as BYTES_PER_CHAR = ${BYTES_PER_CHAR} heap bytes per character of canonical JSON (the last column measures it).`,
     "",
     "| client tools | request JSON | JSON.parse ms | build (miss) ms | lookup (hit) ms | heap held by the set | heap bytes per JSON char |",
     "|---|---|---|---|---|---|---|",

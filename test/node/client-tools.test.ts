@@ -1,12 +1,12 @@
 // Client-declared tools in the pure core (worker/core/client-tools.ts) and the per-isolate cache
-// (worker/tool-set-cache.ts): the token estimate against the tokenizer's counts, what the policy
+// (worker/chat/tool-set-cache.ts): the token estimate against the tokenizer's counts, what the policy
 // keeps and defers, byte-stable sections, one search over client and catalog tools (the client's
 // tool wins a shared name), and a cache that hits on equal tools and stays within its bytes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readCatalogFile } from "../../cli/lib/files.ts";
-import { clientToolCacheStats, clientToolSet, CLIENT_TOOL_CACHE_BYTES } from "../../worker/tool-set-cache.ts";
+import { clientToolCacheStats, clientToolSet, CLIENT_TOOL_CACHE_BYTES } from "../../worker/chat/tool-set-cache.ts";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import type { OpenAITool } from "../../worker/core/chat.ts";
 import {

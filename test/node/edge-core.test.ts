@@ -196,7 +196,11 @@ describe("the agent loop's budgets", () => {
   it("without edge execution the same call goes to the client", async () => {
     const result = await runAgent(
       { catalog: cat, session, clientTools: [], messages: [{ role: "user", content: "add" }], maxHops: 1 },
-      { callModel: async () => callAdd(1), activate: async () => null, execute: async () => "never" },
+      {
+        callModel: async () => callAdd(1),
+        activate: async () => ({ loaded: [], alreadyLoaded: [], activations: [] }),
+        execute: async () => "never",
+      },
     );
     expect(result.message.tool_calls![0]!.function.name).toBe("mcp__fx__add");
   });

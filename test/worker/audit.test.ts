@@ -5,7 +5,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SessionDO } from "../../worker/session.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { AUTH_B, callTool, callWith, d1Rows, EDGE, edgeSession, sessionObject, type Json } from "./helpers.ts";
 
 const search = (id: string, query: string) => callWith(EDGE, "POST", `/v1/sessions/${id}/tool-search`, { query });

@@ -3,7 +3,7 @@
 // checks that a session with activations, events and splices stored is exactly as it was.
 import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { SessionDO } from "../../worker/session.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { AUTH_A, call, newSession, search, sessionObject } from "./helpers.ts";
 
 let id: string;

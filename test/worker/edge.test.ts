@@ -5,7 +5,7 @@
 // same fixture server meanwhile, so its records are read per MCP session (upstreamOf).
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import type { SessionDO } from "../../worker/session.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { describe, expect, it } from "vitest";
 const EDGE_TOKEN = env.EDGE_TEST_TOKEN;
 import {

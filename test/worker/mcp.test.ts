@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import type { SessionDO } from "../../worker/session.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { AUTH_A, AUTH_B, BASE, callWith, EDGE, fixture, fixtureCalls, sessionObject, upstreamOf, type Json } from "./helpers.ts";
 
 /** The Worker's fetch with vars over the test deployment's (the edge catalog by default). */

@@ -8,7 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { verifyCatalog, type Catalog } from "../../worker/core/catalog.ts";
 import worker from "../../worker/index.ts";
-import type { SessionDO } from "../../worker/session.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, type Json } from "./helpers.ts";
 
 /** A request without a key, its body as text (the page's files are not JSON). */

@@ -3,7 +3,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { SessionDO } from "../../worker/session.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { call, newSession, search, sessionObject } from "./helpers.ts";
 
 const SHOP = [

@@ -3,7 +3,7 @@
 // its state; deleting a session while searches run on it leaves nothing half-written.
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SessionDO } from "../../worker/session.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { AUTH_B, call, newSession, search, sessionObject } from "./helpers.ts";
 
 const chat = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }] };

@@ -4,7 +4,7 @@
 // (`denyAnnotations`, `requireAnnotations`). Patterns are globs (`*`, `?`) over exposed names, or
 // `server:<glob>` over server names. A session freezes its tenant's rules at creation (AccessRules
 // in SessionInit), so its view, like the rest of its prompt, never changes. Every surface asks
-// `sessionView` of the session (its rules; an MCP session also its servers): the deferred
+// `sessionAccess` of the session (its rules; an MCP session also its servers): the deferred
 // section, toolSearch, select: and calls.
 
 import type { CatalogTool } from "./catalog.ts";
@@ -177,7 +177,10 @@ function narrowToServers(tools: readonly CatalogTool[], view: AccessView, server
  * The one view of what a session may see and call: its tenant's frozen access rules, and for an
  * MCP session only the servers the gateway reached when it started. Every surface asks this.
  */
-export function sessionView(tools: readonly CatalogTool[], s: { access?: AccessRules; mcp?: { servers: readonly string[] } }): AccessView {
+export function sessionAccess(
+  tools: readonly CatalogTool[],
+  s: { access?: AccessRules; mcp?: { servers: readonly string[] } },
+): AccessView {
   const view = accessView(tools, s.access);
   return s.mcp ? narrowToServers(tools, view, s.mcp.servers) : view;
 }

@@ -22,7 +22,7 @@ import {
   emptyUsage,
   type ChatMessage,
   type OpenAITool,
-  type SessionView,
+  type AgentSession,
   type ToolCall,
   type Usage,
 } from "./chat.ts";
@@ -48,7 +48,7 @@ export interface AgentIO {
 
 export interface AgentInput {
   catalog: SearchCatalog & { byName: ReadonlyMap<string, CatalogTool> };
-  session: SessionView;
+  session: AgentSession;
   clientTools: readonly OpenAITool[];
   /** the client's messages, splices applied, system section in place */
   messages: readonly ChatMessage[];
@@ -143,7 +143,6 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
         return { call, answer: 'Error: toolSearch arguments are not valid JSON; pass {"query": "..."}.' };
       }
       const answer = await answerToolSearch(catalog, session, args?.query, args?.limit, io.activate, input.view, "chat");
-      if (!answer) throw new ToolsearchError("not_found", "the session was deleted during the request");
       if (answer.activations) session.activations = answer.activations;
       return { call, answer: answer.result };
     }
@@ -181,7 +180,6 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
     }
     if (!loaded(name)) {
       const a = await io.activate([name], `call:${name}`, { load: true });
-      if (!a) throw new ToolsearchError("not_found", "the session was deleted during the request");
       session.activations = a.activations;
     }
     const check = checkArguments(tool.inputSchema, args);

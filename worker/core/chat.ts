@@ -13,13 +13,16 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
+/** Any JSON value; `unknown` would not cross a Durable Object's RPC boundary (its types map it to never). */
+export type JsonValue = string | number | boolean | null | object;
+
 export interface ChatMessage {
   role: "system" | "developer" | "user" | "assistant" | "tool";
-  content?: unknown;
+  content?: JsonValue;
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   name?: string;
-  [k: string]: unknown;
+  [k: string]: JsonValue | undefined;
 }
 
 export interface OpenAITool {
@@ -39,7 +42,7 @@ export type Activation = "inject" | "proxy";
 export { CALL_TOOL_NAME };
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([TOOL_SEARCH_NAME, CALL_TOOL_NAME]);
 
-export interface SessionView {
+export interface AgentSession {
   mode: "deferred" | "full";
   activation: Activation;
   systemSection: string;
@@ -53,7 +56,7 @@ export interface SessionView {
  * toolSearch or callTool, activated). `byName` resolves client tools too (client-tools.ts): an
  * activated client tool goes out as the client's own object, byte for byte.
  */
-export function upstreamTools(clientTools: readonly OpenAITool[], s: SessionView, byName: ReadonlyMap<string, CatalogTool>): OpenAITool[] {
+export function upstreamTools(clientTools: readonly OpenAITool[], s: AgentSession, byName: ReadonlyMap<string, CatalogTool>): OpenAITool[] {
   const core = new Set(s.coreTools);
   const first = clientTools.filter((t) => s.mode === "full" || core.has(t.function.name));
   const taken = new Set(first.map((t) => t.function.name));

@@ -87,3 +87,8 @@ export function sessionPromptParts(
     activated: proxy ? [] : s.activations.map(def),
   };
 }
+
+/** Whether `name` is loaded in a session: every tool in full mode, else its core tools and activations. */
+export function isLoaded(s: { mode: string; coreTools: readonly string[]; activations: readonly string[] }, name: string): boolean {
+  return s.mode === "full" || s.coreTools.includes(name) || s.activations.includes(name);
+}

@@ -1,4 +1,5 @@
-// One toolSearch call, as the sessions route and the agent endpoint both answer it: parse, rank in
+// One toolSearch call, as every surface answers it (the REST tool-search route, the chat endpoint's
+// agent loop, the MCP gateway's toolSearch tool): parse, rank in
 // the session's catalog within its access view (denied tools are never found; naming one is a
 // refusal, audited as a denial), record the activation (passed in: the session object does it
 // atomically, with its audit rows), and the result text. In proxy mode the result also carries the
@@ -29,8 +30,8 @@ export interface ActivationAudit {
   load?: true;
 }
 
-/** Record names as activated; null when the session no longer exists. */
-export type Activate = (names: string[], query: string, audit?: ActivationAudit) => Promise<ActivationResult | null>;
+/** Record names as activated (the I/O side throws when the session no longer exists). */
+export type Activate = (names: string[], query: string, audit?: ActivationAudit) => Promise<ActivationResult>;
 
 export interface ToolSearchAnswer {
   result: string;
@@ -56,7 +57,7 @@ export async function answerToolSearch(
   activate: Activate,
   view?: AccessView,
   via?: string,
-): Promise<ToolSearchAnswer | null> {
+): Promise<ToolSearchAnswer> {
   const parsed = parseQuery(query, limit);
   if (session.mode === "full" && parsed.kind !== "error") {
     return {
@@ -79,7 +80,6 @@ export async function answerToolSearch(
     outcome.kind === "error"
       ? { loaded: [], alreadyLoaded: [], activations: undefined }
       : await activate(names, String(query), { denied, matched: names.length, via });
-  if (!activation) return null;
   const listed = (tools: readonly CatalogTool[], score: number) =>
     tools.map((t) => ({ name: t.name, description: t.description, score, words: [] as string[] }));
   // a browse loads nothing: its matches are the page it shows

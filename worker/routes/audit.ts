@@ -4,9 +4,9 @@
 // `session`, `tool`, `outcome`, `type`, `since`, `limit`; pass `cursor` for the next page.
 
 import { parseAuditQuery } from "../core/audit.ts";
-import { queryTenantAudit } from "../audit-store.ts";
+import { queryTenantAudit } from "../session/audit-store.ts";
 import { json, route, type RouteContext } from "../http.ts";
-import { notFound, sessionStub } from "../sessions.ts";
+import { SessionClient } from "../session/client.ts";
 
 async function tenantAudit(c: RouteContext): Promise<Response> {
   const q = parseAuditQuery(c.url.searchParams);
@@ -14,11 +14,8 @@ async function tenantAudit(c: RouteContext): Promise<Response> {
 }
 
 async function sessionAudit(c: RouteContext): Promise<Response> {
-  const id = c.params.id!;
   const q = parseAuditQuery(c.url.searchParams);
-  const page = await sessionStub(c, id).audit({ ...q, session: undefined });
-  if (!page) throw notFound(id);
-  return json(page);
+  return json(await SessionClient.of(c, c.params.id!).audit({ ...q, session: undefined }));
 }
 
 export const auditRoutes = [route("GET", "/v1/audit", tenantAudit), route("GET", "/v1/sessions/:id/audit", sessionAudit)];

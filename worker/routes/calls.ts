@@ -3,29 +3,23 @@
 // the call. 200 with the MCP CallToolResult (a tool's own failure is `isError: true` inside it);
 // arguments that fail the schema are a 400 naming the field and nothing reaches the server; a
 // denied tool is a 403, a server without a SERVERS entry a 409, a server that fails a 502 and one
-// that does not answer in time a 504. The work is SessionDO.callTool (worker/execution.ts).
+// that does not answer in time a 504. The work is the one execution path (session/execution.ts).
 
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { parseCallBody } from "../bodies.ts";
-import { resultOf } from "../execution.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
-import { cachedFrozen, forget, notFound, requireSession, sessionCatalog, sessionStub } from "../sessions.ts";
+import { SessionClient } from "../session/client.ts";
+import { sessionCatalog } from "../session/create.ts";
+import { parseCallBody } from "../wire/requests.ts";
 
 async function callTool(c: RouteContext): Promise<Response> {
   const { id, name } = c.params as { id: string; name: string };
   const body = parseCallBody(await readJson(c.request));
   if (!EXPOSED_NAME_RE.test(name))
     throw new ToolsearchError("bad_request", "name: must be an exposed tool name (letters, digits, _ and -, at most 64)");
-  const cached = cachedFrozen(c, id);
-  const { state, stub } = cached ? { state: cached, stub: sessionStub(c, id) } : await requireSession(c, id);
-  await sessionCatalog(c, state);
-  const outcome = await stub.callTool(name, body.arguments, { via: "rest" });
-  if (!outcome.ok && outcome.code === "not_found" && outcome.message === "the session does not exist") {
-    forget(c, id);
-    throw notFound(id);
-  }
-  return json(resultOf(outcome));
+  const session = SessionClient.of(c, id);
+  await sessionCatalog(c, await session.frozen());
+  return json(await session.callTool(name, body.arguments, { via: "rest" }));
 }
 
 export const callRoutes = [route("POST", "/v1/sessions/:id/tools/:name/call", callTool)];

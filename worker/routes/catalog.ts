@@ -4,11 +4,12 @@
 // decide for a model, without creating one).
 
 import { loadCatalog } from "../catalogs.ts";
-import { settings } from "../config.ts";
+import { settings } from "../settings.ts";
 import { serverSummaries, tokenSums, toolRows } from "../core/summary.ts";
 import { json, route, type RouteContext } from "../http.ts";
-import { parsePolicyQuery } from "../bodies.ts";
-import { sessionInit, viewOf } from "../sessions.ts";
+import { parsePolicyQuery } from "../wire/requests.ts";
+import { sessionInit } from "../session/create.ts";
+import { sessionAccess } from "../core/access.ts";
 
 const pinned = (c: RouteContext) => loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
 
@@ -46,7 +47,7 @@ async function catalogTools(c: RouteContext): Promise<Response> {
 async function policyPreview(c: RouteContext): Promise<Response> {
   const req = parsePolicyQuery(c.url.searchParams);
   const { init, cat } = await sessionInit(c, { ...req, activation: "inject" });
-  const { denied } = viewOf(cat, init);
+  const { denied } = sessionAccess(cat.tools, init);
   const visible = cat.catalog.tools.length - denied.size;
   return json({
     ...req,

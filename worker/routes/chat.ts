@@ -5,53 +5,42 @@
 // splices put back the rounds the client never saw, so each upstream request extends the
 // previous one byte for byte. With the session option `execution: "edge"` (header
 // x-toolsearch-execution when the request creates the session), calls to catalog tools of servers
-// in SERVERS run here (SessionDO.callTool) as hidden rounds. The loop itself is core/agent.ts;
+// in SERVERS run here (the one execution path) as hidden rounds. The loop itself is core/agent.ts;
 // this file speaks HTTP: request checks, JSON or SSE out, headers.
 
 import { runAgent, type AgentResult } from "../core/agent.ts";
 import { resultText } from "../core/call-result.ts";
-import type { CallOutcome } from "../execution.ts";
 import { withSystemSection, type ChatMessage } from "../core/chat.ts";
 import { forcedNames, withClientTools } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
-import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER } from "../chat-session.ts";
-import { clientToolSet } from "../tool-set-cache.ts";
-import { settings } from "../config.ts";
+import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER } from "../chat/conversation.ts";
+import { clientToolSet } from "../chat/tool-set-cache.ts";
+import { settings } from "../settings.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
-import { callUpstream, upstreamClient, type RoundMeta } from "../upstream.ts";
-import { viewOf } from "../sessions.ts";
-import { CHAT_MAX_BODY_BYTES, parseChatBody } from "../bodies.ts";
-
-function limitHeader(c: RouteContext, header: string, fallback: number, min: number, max: number): number {
-  const raw = c.request.headers.get(header);
-  if (raw === null) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new ToolsearchError("bad_request", `${header}: must be an integer from ${min} to ${max}`);
-  return n;
-}
+import { callUpstream, upstreamClient, type RoundMeta } from "../chat/model-client.ts";
+import { sessionAccess } from "../core/access.ts";
+import { isLoaded } from "../core/frozen.ts";
+import { CHAT_MAX_BODY_BYTES, parseChatBody, parseChatHeaders } from "../wire/chat.ts";
 
 async function chat(c: RouteContext): Promise<Response> {
+  const options = parseChatHeaders(c.request.headers);
   const body = parseChatBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  const maxHops = limitHeader(c, "x-toolsearch-max-hops", settings(c.env).maxHops, 0, 10);
-  const maxEdgeRounds = limitHeader(c, "x-toolsearch-max-edge-rounds", settings(c.env).maxEdgeRounds, 1, 20);
-  const clientMessages = body.messages as ChatMessage[];
+  const maxHops = options["x-toolsearch-max-hops"] ?? settings(c.env).maxHops;
+  const maxEdgeRounds = options["x-toolsearch-max-edge-rounds"] ?? settings(c.env).maxEdgeRounds;
+  const clientMessages: ChatMessage[] = body.messages;
   const chain = await prefixChain(clientMessages);
   const { messages: _m, tools: clientTools = [], stream, stream_options, tool_choice, ...passthrough } = body;
   const set = await clientToolSet(clientTools);
-  const { state, splices, stub: s, cat, plan, toolsChanged } = await chatSession(c, body, chain, set);
+  const { state, splices, session, cat, plan, toolsChanged } = await chatSession(c, body, options, chain, set);
   const catalog = withClientTools(cat, set);
-  const access = clientAccess(viewOf(cat, state), set);
-  const activate = activateIn(s, plan);
+  const access = clientAccess(sessionAccess(cat.tools, state), set);
+  const activate = activateIn(session, plan);
   let view = chatView(state, plan);
   // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
-  const forced = forcedNames(tool_choice).filter(
-    (n) => catalog.byName.has(n) && view.mode === "deferred" && !view.coreTools.includes(n) && !view.activations.includes(n),
-  );
+  const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && !isLoaded(view, n));
   if (forced.length) {
     const loaded = await activate(forced, `tool_choice:${forced.join(",")}`, { load: true });
-    if (!loaded) throw new ToolsearchError("not_found", "the session was deleted during the request");
     view = { ...view, activations: loaded.activations };
   }
   const spliced = applySplices(clientMessages, chain, splices);
@@ -90,12 +79,12 @@ async function chat(c: RouteContext): Promise<Response> {
         },
         activate,
         execute: async (name, args) => {
-          const outcome = (await s.callTool(name, args, { via: "chat" })) as CallOutcome;
+          const outcome = await session.run(name, args, { via: "chat" });
           return outcome.ok ? resultText(outcome.result) : `Error: ${outcome.message}`;
         },
       },
     ).then(async (result) => {
-      if (result.splice) await s.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
+      if (result.splice) await session.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
       return result;
     });
   const headers = {

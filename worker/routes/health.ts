@@ -1,7 +1,7 @@
 // GET /healthz: ok once the pinned catalog is loaded (every route answers 503 before that).
 
 import { loadCatalog } from "../catalogs.ts";
-import { settings } from "../config.ts";
+import { settings } from "../settings.ts";
 import { json, route, type RouteContext } from "../http.ts";
 
 async function health(c: RouteContext): Promise<Response> {

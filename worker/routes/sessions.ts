@@ -1,5 +1,5 @@
 // /v1/sessions: create, read, prompt, history, toolSearch, delete. A session lives in its own Durable
-// Object (under its tenant, see worker/sessions.ts) and keeps the catalog it started with;
+// Object (under its tenant, see session/client.ts) and keeps the catalog it started with;
 // toolSearch ranks here (the index is cached per isolate) and the session object decides
 // atomically which names are new.
 
@@ -9,9 +9,11 @@ import { composePrompt, type PromptFormat } from "../core/prompt.ts";
 import { answerToolSearch } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
-import type { SessionHistory, SessionState } from "../session-state.ts";
-import { cachedFrozen, createSession, forget, notFound, requireSession, sessionCatalog, sessionStub, viewOf } from "../sessions.ts";
-import { parseCreateBody, parseSearchBody } from "../bodies.ts";
+import { sessionAccess } from "../core/access.ts";
+import { SessionClient } from "../session/client.ts";
+import { createSession, sessionCatalog } from "../session/create.ts";
+import type { SessionState } from "../session/state.ts";
+import { parseCreateBody, parseSearchBody } from "../wire/requests.ts";
 
 export function catalogRef(cat: LoadedCatalog) {
   return { name: cat.catalog.name, version: cat.catalog.version, hash: cat.catalog.hash };
@@ -45,7 +47,7 @@ async function create(c: RouteContext): Promise<Response> {
 }
 
 async function read(c: RouteContext): Promise<Response> {
-  const { state } = await requireSession(c, c.params.id!);
+  const state = await SessionClient.of(c, c.params.id!).state();
   const cat = await sessionCatalog(c, state);
   const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
   const ct = state.clientTools;
@@ -69,30 +71,18 @@ async function read(c: RouteContext): Promise<Response> {
 
 async function prompt(c: RouteContext): Promise<Response> {
   const format = parseFormat(c.url);
-  const { state } = await requireSession(c, c.params.id!);
+  const state = await SessionClient.of(c, c.params.id!).state();
   const cat = await sessionCatalog(c, state);
   return json(await promptFor(cat, state, format));
 }
 
 async function toolSearch(c: RouteContext): Promise<Response> {
   const { query, limit } = parseSearchBody(await readJson(c.request));
-  const id = c.params.id!;
-  const cached = cachedFrozen(c, id);
-  const { state, stub } = cached ? { state: cached, stub: sessionStub(c, id) } : await requireSession(c, id);
+  const session = SessionClient.of(c, c.params.id!);
+  const state = await session.frozen();
   const cat = await sessionCatalog(c, state);
-  const answer = await answerToolSearch(
-    cat,
-    state,
-    query,
-    limit,
-    (names, q, audit) => stub.activate(names, q, audit),
-    viewOf(cat, state),
-    "rest",
-  );
-  if (!answer) {
-    forget(c, id);
-    throw notFound(id);
-  }
+  const activate = (names: string[], q: string, audit = {}) => session.activate(names, q, audit);
+  const answer = await answerToolSearch(cat, state, query, limit, activate, sessionAccess(cat.tools, state), "rest");
   const { result, loaded, alreadyLoaded, matches } = answer;
   return json({ result, loaded, alreadyLoaded, matches });
 }
@@ -100,9 +90,7 @@ async function toolSearch(c: RouteContext): Promise<Response> {
 /** GET /v1/sessions/:id/history: activations, searches and splices, read-only (times as ISO strings). */
 async function history(c: RouteContext): Promise<Response> {
   const id = c.params.id!;
-  // Splice holds free-form JSON, which the RPC stub types cannot express
-  const h = (await sessionStub(c, id).history()) as SessionHistory | null;
-  if (!h) throw notFound(id);
+  const h = await SessionClient.of(c, id).history();
   const iso = (at: number) => new Date(at).toISOString();
   return json({
     id,
@@ -113,10 +101,7 @@ async function history(c: RouteContext): Promise<Response> {
 }
 
 async function remove(c: RouteContext): Promise<Response> {
-  const id = c.params.id!;
-  forget(c, id);
-  const existed = await sessionStub(c, id).remove();
-  if (!existed) throw notFound(id);
+  await SessionClient.of(c, c.params.id!).remove();
   return new Response(null, { status: 204 });
 }
 

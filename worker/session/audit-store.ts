@@ -4,7 +4,7 @@
 // Delivery (Outbox) is INSERT OR IGNORE by event id: an alarm that fires twice, or a batch retried
 // after a failure that had in fact committed, never duplicates a row.
 
-import { AUDIT_COLUMNS, auditPage, auditWhere, type AuditQuery, type AuditRow } from "./core/audit.ts";
+import { AUDIT_COLUMNS, auditPage, auditWhere, type AuditQuery, type AuditRow } from "../core/audit.ts";
 
 export const AUDIT_SCHEMA = `
   CREATE TABLE IF NOT EXISTS audit (

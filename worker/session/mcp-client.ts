@@ -13,8 +13,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import type { CallToolResult } from "./core/call-result.ts";
-import type { ServerConfig } from "./core/servers.ts";
+import type { CallToolResult } from "../core/call-result.ts";
+import type { ServerConfig } from "../core/servers.ts";
 
 export interface UpstreamSession {
   sessionId: string;

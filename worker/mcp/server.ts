@@ -1,7 +1,7 @@
 // What the MCP gateway answers, for one request on one session: an SDK `Server` whose tools/list
 // is the session's view (core tools, toolSearch with the frozen listing, activated tools) and
 // whose tools/call runs toolSearch in the session (the same search path as /v1) or a catalog
-// tool through the one execution path (SessionDO.callTool: access, load-if-needed, argument
+// tool through the one execution path (session/execution.ts: access, load-if-needed, argument
 // check, kept-alive upstream session, audit). A call that loads tools (toolSearch, or a deferred
 // tool called directly) sends notifications/tools/list_changed on that call's own response
 // stream, so clients need no GET stream to learn that tools/list grew. A tool's own failure
@@ -17,17 +17,19 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { ToolsearchError } from "./core/errors.ts";
-import { pageOf, sessionMcpTools } from "./core/mcp-tools.ts";
-import { TOOL_SEARCH_NAME } from "./core/prompt.ts";
-import { answerToolSearch } from "./core/tool-search.ts";
-import { parseCreateBody } from "./bodies.ts";
-import type { LoadedCatalog } from "./catalogs.ts";
-import { settings } from "./config.ts";
-import type { RouteContext } from "./http.ts";
-import type { SessionState } from "./session-state.ts";
-import type { CallOutcome } from "./execution.ts";
-import { sessionStub, viewOf, type CreateRequest } from "./sessions.ts";
+import { ToolsearchError } from "../core/errors.ts";
+import { pageOf, sessionMcpTools } from "../core/mcp-tools.ts";
+import { TOOL_SEARCH_NAME } from "../core/prompt.ts";
+import { answerToolSearch } from "../core/tool-search.ts";
+import { parseCreateBody } from "../wire/requests.ts";
+import type { LoadedCatalog } from "../catalogs.ts";
+import { settings } from "../settings.ts";
+import type { RouteContext } from "../http.ts";
+import type { SessionState } from "../session/state.ts";
+import { sessionAccess } from "../core/access.ts";
+import { isLoaded } from "../core/frozen.ts";
+import { SessionClient } from "../session/client.ts";
+import type { CreateRequest } from "../session/create.ts";
 
 export type McpSession = SessionState & { mcp: NonNullable<SessionState["mcp"]> };
 
@@ -62,8 +64,8 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },
   );
-  const stub = sessionStub(c, session.id);
-  const access = viewOf(cat, session);
+  const client = SessionClient.of(c, session.id);
+  const access = sessionAccess(cat.tools, session);
   // activations are re-read from the session object at the start of each request
   const view = { ...session, activations: [...session.activations] };
 
@@ -86,18 +88,17 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
         view,
         args.query,
         args.limit,
-        (names, q, audit) => stub.activate(names, q, { ...audit, via: "mcp" }),
+        (names, q, audit) => client.activate(names, q, { ...audit, via: "mcp" }),
         access,
         "mcp",
       );
-      if (!answer) throw new McpError(ErrorCode.InvalidRequest, "the session was deleted during the request");
       if (answer.activations) view.activations = answer.activations;
       if (answer.loaded.length) await listChanged();
       return text(answer.result, answer.isError);
     }
-    const wasLoaded = view.mode === "full" || view.coreTools.includes(name) || view.activations.includes(name);
+    const wasLoaded = isLoaded(view, name);
     // the execution path checks the session's view (denials are audited), loads, checks, runs
-    const outcome = (await stub.callTool(name, args, { via: "mcp" })) as CallOutcome;
+    const outcome = await client.run(name, args, { via: "mcp" });
     if (!outcome.ok && (outcome.code === "not_found" || outcome.code === "forbidden" || outcome.code === "not_executable")) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)} (${outcome.message})`);
     }

@@ -5,9 +5,9 @@
 // backoff, then become a 502 naming the cause. An aborted client aborts the upstream call.
 
 import OpenAI from "openai";
-import type { ChatMessage, OpenAITool, ToolCall, Usage } from "./core/chat.ts";
-import type { ModelTurn } from "./core/agent.ts";
-import { ToolsearchError } from "./core/errors.ts";
+import type { ChatMessage, OpenAITool, ToolCall, Usage } from "../core/chat.ts";
+import type { ModelTurn } from "../core/agent.ts";
+import { ToolsearchError } from "../core/errors.ts";
 
 export interface UpstreamConfig {
   baseURL: string;

@@ -8,9 +8,9 @@
 // distinct tool sets evict one another instead of exhausting it. A set larger than the whole
 // budget is built and not kept.
 
-import { canonicalJson, sha256Hex } from "./core/canonical.ts";
-import type { OpenAITool } from "./core/chat.ts";
-import { buildClientToolSet, type ClientToolSet } from "./core/client-tools.ts";
+import { canonicalJson, sha256Hex } from "../core/canonical.ts";
+import type { OpenAITool } from "../core/chat.ts";
+import { buildClientToolSet, type ClientToolSet } from "../core/client-tools.ts";
 
 export const CLIENT_TOOL_CACHE_BYTES = 24 * 1024 * 1024;
 

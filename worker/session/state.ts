@@ -2,12 +2,12 @@
 // frozen at creation (SessionInit), the live state (activations, times), and its history for
 // reading. Shared by every surface that reaches a session.
 
-import type { AccessRules } from "./core/access.ts";
-import type { Activation as ActivationMode } from "./core/chat.ts";
-import type { ClientPlan } from "./core/client-tools.ts";
-import type { ListingForm } from "./core/listing.ts";
-import type { Deferral, Mode } from "./core/policy.ts";
-import type { Splice } from "./core/splice.ts";
+import type { AccessRules } from "../core/access.ts";
+import type { Activation as ActivationMode } from "../core/chat.ts";
+import type { ClientPlan } from "../core/client-tools.ts";
+import type { ListingForm } from "../core/listing.ts";
+import type { Deferral, Mode } from "../core/policy.ts";
+import type { Splice } from "../core/splice.ts";
 
 export interface SessionInit {
   id: string;

@@ -9,54 +9,32 @@
 // The client's tool set is planned once per session and tool set (core/client-tools.ts): when it
 // changes in a named session, the plan (and so the deferred section) is made again, once.
 
-import { EXPOSED_NAME_RE } from "./core/catalog.ts";
-import { canonicalJson } from "./core/canonical.ts";
-import type { ChatMessage, SessionView } from "./core/chat.ts";
-import type { AccessView } from "./core/access.ts";
-import { planClientTools, type ClientPlan, type ClientToolSet, type PlanContext } from "./core/client-tools.ts";
-import { ToolsearchError } from "./core/errors.ts";
-import type { PolicyConfig } from "./core/policy.ts";
-import type { Splice } from "./core/splice.ts";
-import type { Activate } from "./core/tool-search.ts";
-import { MAX_CLIENT_TOOLS, parseListing, type ChatBody } from "./bodies.ts";
-import type { LoadedCatalog } from "./catalogs.ts";
-import { settings } from "./config.ts";
-import type { RouteContext } from "./http.ts";
-import type { SessionInit, SessionState } from "./session-state.ts";
-import { keyedSessionId, notFound, remember, sessionCatalog, sessionInit, sessionStub, type SessionStub } from "./sessions.ts";
+import { canonicalJson } from "../core/canonical.ts";
+import type { AgentSession, ChatMessage } from "../core/chat.ts";
+import type { AccessView } from "../core/access.ts";
+import { planClientTools, type ClientPlan, type ClientToolSet, type PlanContext } from "../core/client-tools.ts";
+import { ToolsearchError } from "../core/errors.ts";
+import type { PolicyConfig } from "../core/policy.ts";
+import type { Splice } from "../core/splice.ts";
+import type { Activate } from "../core/tool-search.ts";
+import type { ChatBody, ChatHeaders } from "../wire/chat.ts";
+import type { LoadedCatalog } from "../catalogs.ts";
+import { settings } from "../settings.ts";
+import type { RouteContext } from "../http.ts";
+import { SessionClient, notFound } from "../session/client.ts";
+import { keyedSessionId, sessionCatalog, sessionInit } from "../session/create.ts";
+import type { SessionInit, SessionState } from "../session/state.ts";
 
 export const SESSION_HEADER = "x-toolsearch-session";
 
 export interface ChatSession {
   state: SessionState;
   splices: Splice[];
-  stub: SessionStub;
+  session: SessionClient;
   cat: LoadedCatalog;
   plan: ClientPlan;
   /** the plan was made again in this request: the client's tool set (or core names) changed */
   toolsChanged: boolean;
-}
-
-/** x-toolsearch-core: client tools to keep loaded, comma-separated (sorted, deduplicated). */
-function coreNames(c: RouteContext): string[] {
-  const raw = c.request.headers.get("x-toolsearch-core");
-  if (!raw) return [];
-  const names = [
-    ...new Set(
-      raw
-        .split(",")
-        .map((n) => n.trim())
-        .filter(Boolean),
-    ),
-  ].sort();
-  const bad = names.find((n) => !EXPOSED_NAME_RE.test(n));
-  if (bad)
-    throw new ToolsearchError(
-      "bad_request",
-      `x-toolsearch-core: "${bad.slice(0, 80)}" is not a tool name (letters, digits, _ and -, at most 64)`,
-    );
-  if (names.length > MAX_CLIENT_TOOLS) throw new ToolsearchError("bad_request", `x-toolsearch-core: at most ${MAX_CLIENT_TOOLS} names`);
-  return names;
 }
 
 function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): PlanContext {
@@ -83,21 +61,18 @@ function conversationKey(
   return canonicalJson({ model: body.model, ...options, tools: set.hash, system: first("system", "developer"), user: first("user") });
 }
 
-async function begin(c: RouteContext, body: ChatBody, chain: string[], set: ClientToolSet, core: string[]) {
-  const named = c.request.headers.get(SESSION_HEADER);
+async function begin(c: RouteContext, body: ChatBody, headers: ChatHeaders, chain: string[], set: ClientToolSet, core: string[]) {
+  const named = headers[SESSION_HEADER];
   if (named) {
-    const stub = sessionStub(c, named);
-    // Splice holds free-form JSON, which the RPC stub types cannot express
-    const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
+    const session = SessionClient.of(c, named);
+    const begun = await session.beginChat(chain);
     if (!begun) throw notFound(named);
-    return { ...begun, stub };
+    return { ...begun, session };
   }
-  const activation = c.request.headers.get("x-toolsearch-activation") ?? "inject";
-  if (activation !== "inject" && activation !== "proxy")
-    throw new ToolsearchError("bad_request", 'x-toolsearch-activation: must be "inject" or "proxy"');
-  const profile = c.request.headers.get("x-toolsearch-profile") ?? "default";
-  const listing = parseListing(c.request.headers.get("x-toolsearch-listing"), "x-toolsearch-listing");
-  const execution = executionHeader(c) ?? "client";
+  const activation = headers["x-toolsearch-activation"] ?? "inject";
+  const profile = headers["x-toolsearch-profile"] ?? "default";
+  const listing = headers["x-toolsearch-listing"];
+  const execution = headers["x-toolsearch-execution"] ?? "client";
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
   const id = await keyedSessionId(
     c,
@@ -105,38 +80,43 @@ async function begin(c: RouteContext, body: ChatBody, chain: string[], set: Clie
       ? `prompt_cache_key\u0000${key}`
       : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`,
   );
-  const stub = sessionStub(c, id);
-  const begun = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
-  if (begun) return { ...begun, stub };
+  const session = SessionClient.of(c, id);
+  const begun = await session.beginChat(chain);
+  if (begun) return { ...begun, session };
   // first request of this session: create it, with the plan for the tools it declares
   const { init, cat } = await sessionInit(c, { model: body.model, profile, deferral: "auto", activation, listing, execution }, id);
   init.clientTools = planClientTools(set, core, planContext(init, cat, settings(c.env).policy));
-  const state = await stub.create(init);
-  if (state) return { state, splices: [], stub };
+  const state = await session.create(init);
+  if (state) return { state, splices: [], session };
   // a concurrent request created it first
-  const again = (await stub.beginChat(chain)) as { state: SessionState; splices: Splice[] } | null;
+  const again = await session.beginChat(chain);
   if (!again) throw notFound(id);
-  return { ...again, stub };
+  return { ...again, session };
 }
 
-export async function chatSession(c: RouteContext, body: ChatBody, chain: string[], set: ClientToolSet): Promise<ChatSession> {
-  const core = coreNames(c);
-  const { state, splices, stub } = await begin(c, body, chain, set, core);
-  checkExecution(c, state);
-  remember(c, state);
+export async function chatSession(
+  c: RouteContext,
+  body: ChatBody,
+  headers: ChatHeaders,
+  chain: string[],
+  set: ClientToolSet,
+): Promise<ChatSession> {
+  const core = headers["x-toolsearch-core"] ?? [];
+  const { state, splices, session } = await begin(c, body, headers, chain, set, core);
+  checkExecution(headers, state);
   const cat = await sessionCatalog(c, state);
   const stored = state.clientTools;
   const current = stored ? stored.hash === set.hash && stored.core.join() === core.join() : set.tools.length === 0 && core.length === 0;
   const plan = current && stored ? stored : planClientTools(set, core, planContext(state, cat, settings(c.env).policy));
-  if (!current && !(await stub.setClientTools(plan))) throw notFound(state.id);
-  return { state, splices, stub, cat, plan, toolsChanged: !current };
+  if (!current) await session.setClientTools(plan);
+  return { state, splices, session, cat, plan, toolsChanged: !current };
 }
 
 /**
  * The session as the agent loop sees it with the client's tools: the kept ones join the core tools,
  * the deferred ones the deferred section, and toolSearch is on when anything is deferred.
  */
-export function chatView(state: SessionState, plan: ClientPlan): SessionView {
+export function chatView(state: SessionState, plan: ClientPlan): AgentSession {
   return {
     mode: state.mode === "deferred" || plan.deferred > 0 ? "deferred" : "full",
     activation: state.activation,
@@ -147,15 +127,15 @@ export function chatView(state: SessionState, plan: ClientPlan): SessionView {
 }
 
 /** Record activations in the session object (audited as chat); client tools kept loaded answer as already loaded. */
-export function activateIn(stub: SessionStub, plan: ClientPlan): Activate {
+export function activateIn(session: SessionClient, plan: ClientPlan): Activate {
   const kept = new Set(plan.kept);
   return async (names, query, audit) => {
-    const r = await stub.activate(
+    const r = await session.activate(
       names.filter((n) => !kept.has(n)),
       query,
       { ...audit, via: "chat" },
     );
-    return r && { ...r, alreadyLoaded: [...names.filter((n) => kept.has(n)), ...r.alreadyLoaded] };
+    return { ...r, alreadyLoaded: [...names.filter((n) => kept.has(n)), ...r.alreadyLoaded] };
   };
 }
 
@@ -165,17 +145,9 @@ export function clientAccess(view: AccessView, set: ClientToolSet): AccessView {
   return { candidates: new Set([...view.candidates, ...set.tools.map((t) => t.function.name)]), denied: view.denied };
 }
 
-/** x-toolsearch-execution, for a session this request creates (or must match the named one's). */
-function executionHeader(c: RouteContext): "client" | "edge" | undefined {
-  const v = c.request.headers.get("x-toolsearch-execution");
-  if (v === null) return undefined;
-  if (v !== "client" && v !== "edge") throw new ToolsearchError("bad_request", 'x-toolsearch-execution: must be "client" or "edge"');
-  return v;
-}
-
 /** A header asking for another execution mode than the session was created with is a conflict. */
-function checkExecution(c: RouteContext, state: SessionState): void {
-  const asked = executionHeader(c);
+function checkExecution(headers: ChatHeaders, state: SessionState): void {
+  const asked = headers["x-toolsearch-execution"];
   const has = state.execution ?? "client";
   if (asked && asked !== has)
     throw new ToolsearchError(

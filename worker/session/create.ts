@@ -1,21 +1,19 @@
-// Reaching a tenant's sessions: ids, Durable Object stubs, the per-isolate cache of frozen fields,
-// the catalog a session started with, and creation. A session's object is named `<tenant>/<id>`,
-// so another tenant's id names an object that holds nothing: the same 404 as an unknown id.
+// Making sessions: ids (random, or derived from a key so every request with it reaches the same
+// object), what a new session freezes (sessionInit: the tenant's access view, policy, listing, the
+// gateway's reachable servers), creation, and the catalog a live session started with.
 
-import { accessFor, accessView, sessionView, type AccessView } from "./core/access.ts";
-import type { Activation } from "./core/chat.ts";
-import { sha256Hex } from "./core/canonical.ts";
-import { ToolsearchError } from "./core/errors.ts";
-import { freezeSession, type SessionRequest } from "./core/frozen.ts";
-import { gatewayOffer, mcpInstructions } from "./core/mcp-tools.ts";
-import { loadCatalog, type LoadedCatalog } from "./catalogs.ts";
-import { settings } from "./config.ts";
-import type { RouteContext } from "./http.ts";
-import type { SessionDO } from "./session.ts";
-import type { SessionInit, SessionState } from "./session-state.ts";
+import { accessFor, accessView } from "../core/access.ts";
+import type { Activation } from "../core/chat.ts";
+import { sha256Hex } from "../core/canonical.ts";
+import { ToolsearchError } from "../core/errors.ts";
+import { freezeSession, type SessionRequest } from "../core/frozen.ts";
+import { gatewayOffer, mcpInstructions } from "../core/mcp-tools.ts";
+import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
+import { settings } from "../settings.ts";
+import type { RouteContext } from "../http.ts";
+import { SessionClient } from "./client.ts";
+import type { SessionInit, SessionState } from "./state.ts";
 
-export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
-export type SessionStub = DurableObjectStub<SessionDO>;
 /**
  * `execution`: who runs catalog tools on the chat endpoint. `mcp`: a session of the MCP gateway,
  * with the protocol version its initialize negotiated; it sees only tools of servers it can reach.
@@ -39,48 +37,6 @@ function newSessionId(): string {
 export async function keyedSessionId(c: RouteContext, key: string): Promise<string> {
   const hex = await sha256Hex(`${c.tenant}\u0000${key}`);
   return idOf(Uint8Array.from(hex.slice(0, 48).match(/../g)!, (h) => parseInt(h, 16)));
-}
-
-export function notFound(id: string): ToolsearchError {
-  return new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
-}
-
-export function sessionStub(c: RouteContext, id: string): SessionStub {
-  if (!SESSION_ID_RE.test(id)) throw notFound(id);
-  return c.env.SESSIONS.getByName(`${c.tenant}/${id}`);
-}
-
-// A session's frozen fields never change, so an isolate may keep them: toolSearch then needs one
-// Durable Object call (record the activation) instead of two. Activations are never cached, nor
-// the client-tools plan (it changes with the client's tool set, and it can be large).
-type Frozen = Omit<SessionState, "activations" | "lastUsedAt" | "clientTools">;
-const frozenCache = new Map<string, Frozen>();
-const FROZEN_CACHE_MAX = 10_000;
-
-export function remember(c: RouteContext, state: SessionState): Frozen {
-  const { activations: _a, lastUsedAt: _l, clientTools: _c, ...frozen } = state;
-  if (frozenCache.size >= FROZEN_CACHE_MAX) frozenCache.delete(frozenCache.keys().next().value!);
-  frozenCache.set(`${c.tenant}/${state.id}`, frozen);
-  return frozen;
-}
-
-export function forget(c: RouteContext, id: string): void {
-  frozenCache.delete(`${c.tenant}/${id}`);
-}
-
-export function cachedFrozen(c: RouteContext, id: string): Frozen | undefined {
-  return frozenCache.get(`${c.tenant}/${id}`);
-}
-
-export async function requireSession(c: RouteContext, id: string): Promise<{ state: SessionState; stub: SessionStub }> {
-  const s = sessionStub(c, id);
-  const state = (await s.get()) as SessionState | null;
-  if (!state) {
-    forget(c, id);
-    throw notFound(id);
-  }
-  remember(c, state);
-  return { state, stub: s };
 }
 
 /** The catalog a session started with; 409 if that catalog is no longer deployed. */
@@ -109,11 +65,6 @@ export async function sessionCatalog(
   }
   c.setCatalogLabel(cat.label);
   return cat;
-}
-
-/** What a session may see of its catalog (its tenant's access rules, frozen at creation). */
-export function viewOf(cat: LoadedCatalog, state: Pick<SessionState, "access" | "mcp">): AccessView {
-  return sessionView(cat.tools, state);
 }
 
 /**
@@ -164,8 +115,7 @@ export async function sessionInit(
 /** A new session with a random id (POST /v1/sessions). */
 export async function createSession(c: RouteContext, req: CreateRequest): Promise<{ state: SessionState; cat: LoadedCatalog }> {
   const { init, cat } = await sessionInit(c, req);
-  const state = await sessionStub(c, init.id).create(init);
+  const state = await SessionClient.of(c, init.id).create(init);
   if (!state) throw new ToolsearchError("conflict", "session id collision; retry");
-  remember(c, state);
   return { state, cat };
 }

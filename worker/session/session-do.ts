@@ -10,14 +10,17 @@
 // which stay until D1 has them.
 
 import { DurableObject } from "cloudflare:workers";
-import { argsDigest } from "./core/call-result.ts";
-import { auditRow, eventId, type AuditInput, type AuditQuery } from "./core/audit.ts";
-import type { ClientPlan } from "./core/client-tools.ts";
-import type { Splice } from "./core/splice.ts";
-import type { ActivationResult, ActivationAudit } from "./core/tool-search.ts";
+import { auditRow, eventId, type AuditInput, type AuditQuery } from "../core/audit.ts";
+import { argsDigest } from "../core/call-result.ts";
+import type { ClientPlan } from "../core/client-tools.ts";
+import type { Splice } from "../core/splice.ts";
+import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
+import { loadCatalog } from "../catalogs.ts";
+import { settings } from "../settings.ts";
 import { AUDIT_SCHEMA, insertAudit, listSessionAudit, Outbox, outboxSize } from "./audit-store.ts";
-import { closeUpstreamSessions, executeCall, UPSTREAM_SCHEMA, type CallContext, type CallOutcome } from "./execution.ts";
-import type { SessionHistory, SessionInit, SessionState } from "./session-state.ts";
+import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
+import { SERVER_SESSIONS_SCHEMA, ServerSessions } from "./server-sessions.ts";
+import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 
 const MAX_SPLICES = 500;
 
@@ -25,6 +28,7 @@ export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
   private seq = 0;
   private outbox: Outbox;
+  private servers: ServerSessions;
   /** the alarm this instance last set (null: none; undefined: not known since the object started) */
   private alarmAt: number | null | undefined;
 
@@ -32,6 +36,7 @@ export class SessionDO extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.migrate();
+    this.servers = new ServerSessions(this.sql);
     this.outbox = new Outbox(
       this.sql,
       env.AUDIT,
@@ -48,7 +53,7 @@ export class SessionDO extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);
-      ${AUDIT_SCHEMA} ${UPSTREAM_SCHEMA}`);
+      ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA}`);
   }
 
   private init(): SessionInit | null {
@@ -57,7 +62,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /** Audit rows for `events` (call inside the transaction that writes the state they describe). */
-  writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): void {
+  private writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): void {
     const tenant = init.tenant ?? this.ctx.id.name?.split("/")[0] ?? "";
     insertAudit(
       this.sql,
@@ -227,11 +232,25 @@ export class SessionDO extends DurableObject<Env> {
     return result;
   }
 
-  /** Run one catalog tool on its server: the one execution path (worker/execution.ts). */
-  async callTool(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
+  /** Run one catalog tool on its server: the one execution path (execution.ts). Null: no session. */
+  async callTool(name: string, args: unknown, context: CallContext): Promise<CallOutcome | null> {
     const init = this.init();
-    if (!init) return { ok: false, code: "not_found", message: "the session does not exist" };
-    const outcome = await executeCall(this, this.ctx.storage, this.env, init, name, args, context);
+    if (!init) return null;
+    const catalog = await loadCatalog(this.env.ASSETS, init.catalogFile);
+    const outcome = await executeCall(
+      {
+        init,
+        activations: this.activationNames(),
+        activate: (names, query, audit) => this.activate(names, query, audit),
+        writeAudit: (events) => this.writeAudit(init, events),
+        transaction: (fn) => this.ctx.storage.transactionSync(fn),
+        servers: this.servers,
+      },
+      { settings: settings(this.env), catalog },
+      name,
+      args,
+      context,
+    );
     void this.kickDelivery();
     return outcome;
   }
@@ -270,9 +289,10 @@ export class SessionDO extends DurableObject<Env> {
    */
   async remove(): Promise<boolean> {
     const init = this.init();
-    if (init) await closeUpstreamSessions(this.sql, this.env, init);
+    if (init) await closeServerSessions(this.servers, settings(this.env), init.id);
     this.ctx.storage.transactionSync(() => {
-      for (const t of ["session", "activations", "events", "splices", "upstream"]) this.sql.exec(`DELETE FROM ${t}`);
+      for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
+      this.servers.clear();
       this.sql.exec("DELETE FROM audit WHERE delivered = 1");
     });
     if (outboxSize(this.sql)) await this.kickDelivery();

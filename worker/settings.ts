@@ -7,7 +7,7 @@ import { ToolsearchError } from "./core/errors.ts";
 import { LISTING_FORMS } from "./core/listing.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
 import { parseServers, type Servers } from "./core/servers.ts";
-import type { UpstreamConfig } from "./upstream.ts";
+import type { UpstreamConfig } from "./chat/model-client.ts";
 
 export interface Settings {
   catalogFile: string;
@@ -22,6 +22,8 @@ export interface Settings {
   maxEdgeRounds: number;
   /** AUDIT_ARGUMENTS=store keeps argument values in audit rows (default: digest and size only) */
   storeArguments: boolean;
+  /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
+  secret(name: string): string | undefined;
 }
 
 function positive(env: Env, name: keyof Env, fallback: number, min = 1): number {
@@ -70,8 +72,7 @@ export function settings(env: Env): Settings {
     timeoutMs: positive(env, "UPSTREAM_TIMEOUT_MS", 120_000),
     maxRetries: positive(env, "UPSTREAM_MAX_RETRIES", 2, 0),
   };
-  const vars = env as unknown as Record<string, unknown>;
-  const audit = String(vars.AUDIT_ARGUMENTS ?? "digest");
+  const audit = String(env.AUDIT_ARGUMENTS ?? "digest");
   if (audit !== "digest" && audit !== "store")
     throw new ToolsearchError("internal", `AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
   const s: Settings = {
@@ -80,10 +81,14 @@ export function settings(env: Env): Settings {
     policy,
     upstream,
     maxHops: positive(env, "MAX_HOPS", 4, 0),
-    servers: parseServers(vars.SERVERS),
+    servers: parseServers(env.SERVERS),
     resultMaxBytes: positive(env, "CALL_RESULT_MAX_BYTES", 262_144, 1024),
     maxEdgeRounds: positive(env, "MAX_EDGE_ROUNDS", 8, 1),
     storeArguments: audit === "store",
+    secret: (name) => {
+      const value: unknown = Reflect.get(env, name);
+      return typeof value === "string" && value ? value : undefined;
+    },
   };
   cached = { env, settings: s };
   return s;

@@ -1,0 +1,134 @@
+// The one way to reach a session: a typed client around its Durable Object stub. A session's
+// object is named `<tenant>/<id>`, so another tenant's id names an object that holds nothing and
+// answers exactly like an unknown id. The object answers null for "no such session" on every
+// method; this client turns that into the one 404 (and forgets what the isolate cached), and a
+// refused call into its coded error. A session's frozen fields never change, so an isolate keeps
+// them: toolSearch and calls then need one object call instead of two.
+
+import type { AuditQuery } from "../core/audit.ts";
+import type { CallToolResult } from "../core/call-result.ts";
+import type { ClientPlan } from "../core/client-tools.ts";
+import { ToolsearchError } from "../core/errors.ts";
+import type { Splice } from "../core/splice.ts";
+import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
+import type { RouteContext } from "../http.ts";
+import type { CallContext, CallOutcome } from "./execution.ts";
+import type { SessionDO } from "./session-do.ts";
+import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
+
+export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
+
+/** What an isolate may keep of a session: everything but what changes (activations, use, client plan). */
+export type FrozenState = Omit<SessionState, "activations" | "lastUsedAt" | "clientTools">;
+
+const frozenCache = new Map<string, FrozenState>();
+const FROZEN_CACHE_MAX = 10_000;
+
+export function notFound(id: string): ToolsearchError {
+  return new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
+}
+
+/** A refused call as the surface's error; a result as it is. */
+export function resultOf(outcome: CallOutcome): CallToolResult {
+  if (outcome.ok) return outcome.result;
+  throw new ToolsearchError(outcome.code, outcome.message);
+}
+
+export class SessionClient {
+  readonly id: string;
+  private readonly key: string;
+  private readonly stub: DurableObjectStub<SessionDO>;
+
+  private constructor(c: Pick<RouteContext, "env" | "tenant">, id: string) {
+    this.id = id;
+    this.key = `${c.tenant}/${id}`;
+    this.stub = c.env.SESSIONS.getByName(this.key);
+  }
+
+  /** The client for `id` in the caller's tenant; a malformed id is the same 404 as an unknown one. */
+  static of(c: Pick<RouteContext, "env" | "tenant">, id: string): SessionClient {
+    if (!SESSION_ID_RE.test(id)) throw notFound(id);
+    return new SessionClient(c, id);
+  }
+
+  private gone(): ToolsearchError {
+    frozenCache.delete(this.key);
+    return notFound(this.id);
+  }
+
+  private remember(state: SessionState): SessionState {
+    const { activations: _a, lastUsedAt: _l, clientTools: _c, ...frozen } = state;
+    if (frozenCache.size >= FROZEN_CACHE_MAX) frozenCache.delete(frozenCache.keys().next().value!);
+    frozenCache.set(this.key, frozen);
+    return state;
+  }
+
+  /** The session now (marks it used). */
+  async state(): Promise<SessionState> {
+    const state = await this.stub.get();
+    if (!state) throw this.gone();
+    return this.remember(state);
+  }
+
+  /** The frozen fields: from this isolate's cache, else from the object. */
+  async frozen(): Promise<FrozenState> {
+    return frozenCache.get(this.key) ?? (await this.state());
+  }
+
+  /** Store a new session; null when this object already holds one. */
+  async create(init: SessionInit): Promise<SessionState | null> {
+    const state = await this.stub.create(init);
+    return state && this.remember(state);
+  }
+
+  /** A chat turn's session and the splices whose prefix is in `prefixes`; null when there is none yet. */
+  async beginChat(prefixes: string[]): Promise<{ state: SessionState; splices: Splice[] } | null> {
+    const begun = await this.stub.beginChat(prefixes);
+    if (begun) this.remember(begun.state);
+    return begun;
+  }
+
+  async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult> {
+    const result = await this.stub.activate(names, query, audit);
+    if (!result) throw this.gone();
+    return result;
+  }
+
+  /** Run a catalog tool through the one execution path; a refusal is an outcome with its code. */
+  async run(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
+    const outcome = await this.stub.callTool(name, args, context);
+    if (!outcome) throw this.gone();
+    return outcome;
+  }
+
+  /** Run a catalog tool; a refusal throws its coded error. */
+  async callTool(name: string, args: unknown, context: CallContext): Promise<CallToolResult> {
+    return resultOf(await this.run(name, args, context));
+  }
+
+  async addSplice(splice: Splice): Promise<void> {
+    if (!(await this.stub.addSplice(splice))) throw this.gone();
+  }
+
+  async setClientTools(plan: ClientPlan): Promise<void> {
+    if (!(await this.stub.setClientTools(plan))) throw this.gone();
+  }
+
+  async audit(q: AuditQuery) {
+    const page = await this.stub.audit(q);
+    if (!page) throw this.gone();
+    return page;
+  }
+
+  /** What happened in the session, read-only (not counted as use). */
+  async history(): Promise<SessionHistory> {
+    const h = await this.stub.history();
+    if (!h) throw this.gone();
+    return h;
+  }
+
+  async remove(): Promise<void> {
+    frozenCache.delete(this.key);
+    if (!(await this.stub.remove())) throw notFound(this.id);
+  }
+}

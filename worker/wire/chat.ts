@@ -1,0 +1,130 @@
+// The chat endpoint's wire: its body (typed and bounded where the agent loop reads it; everything
+// else, temperature, max_tokens, ..., passes to the upstream) and its x-toolsearch-* header set.
+
+import { z } from "zod";
+import { EXPOSED_NAME_RE } from "../core/catalog.ts";
+import { RESERVED_NAMES } from "../core/chat.ts";
+import { check, int } from "./check.ts";
+import { option } from "./requests.ts";
+
+export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const MAX_MESSAGES = 2000;
+/** client tools: the 4 MiB body holds about 2,000 MCP-sized definitions (demo catalog: 1.5 KB each on average) */
+export const MAX_CLIENT_TOOLS = 2000;
+
+const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "must be 1-64 letters, digits, _ or -");
+
+const toolCall = z
+  .object({
+    id: z.string().min(1).max(200),
+    type: z.literal("function"),
+    function: z.object({ name: z.string().max(200), arguments: z.string().max(CHAT_MAX_BODY_BYTES) }).passthrough(),
+  })
+  .passthrough();
+
+/** Any JSON value: what the fields a message may carry besides those read here can hold. */
+const jsonValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.object({}).passthrough(), z.array(z.unknown())]);
+
+const message = z
+  .object({
+    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+    content: z.union([z.string(), z.array(z.unknown()), z.null()]).optional(),
+    tool_calls: z.array(toolCall).max(128).optional(),
+    tool_call_id: z.string().max(200).optional(),
+    name: z.string().max(200).optional(),
+  })
+  .catchall(jsonValue)
+  .refine((m) => m.role !== "tool" || typeof m.tool_call_id === "string", {
+    message: "a tool message needs tool_call_id",
+    path: ["tool_call_id"],
+  });
+
+const tool = z.object({
+  type: z.literal("function"),
+  function: z
+    .object({
+      name: toolName.refine((n) => !RESERVED_NAMES.has(n), { message: "is reserved by toolsearch" }),
+      description: z.string().optional(),
+      parameters: z.record(z.unknown()).optional(),
+    })
+    .passthrough(),
+});
+
+const body = z
+  .object({
+    model: z.string().min(1).max(200),
+    messages: z.array(message).min(1).max(MAX_MESSAGES),
+    tools: z
+      .array(tool)
+      .max(MAX_CLIENT_TOOLS)
+      .superRefine((tools, ctx) => {
+        const seen = new Set<string>();
+        tools.forEach((t, i) => {
+          if (seen.has(t.function.name))
+            ctx.addIssue({ code: "custom", message: `"${t.function.name}" is declared twice`, path: [i, "function", "name"] });
+          seen.add(t.function.name);
+        });
+      })
+      .optional(),
+    // names the session (chat/conversation.ts), and passes through to the upstream as it is
+    prompt_cache_key: z.string({ invalid_type_error: "must be a string" }).max(1000, "at most 1000 characters").nullable().optional(),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
+    tool_choice: z.unknown().optional(),
+    n: z
+      .literal(1, { errorMap: () => ({ message: "only n = 1 is supported" }) })
+      .nullable()
+      .optional(),
+  })
+  .passthrough();
+
+export type ChatBody = z.infer<typeof body>;
+export const parseChatBody = (v: unknown): ChatBody => check(body, v);
+
+/** A header's integer, given as digits. */
+const intText = (min: number, max: number) =>
+  z
+    .string()
+    .transform((v) => (/^-?\d{1,12}$/.test(v) ? Number(v) : NaN))
+    .pipe(int(min, max));
+
+/** x-toolsearch-core: client tools to keep loaded, comma-separated; sorted and deduplicated. */
+const coreNames = z
+  .string()
+  .transform((raw) =>
+    [
+      ...new Set(
+        raw
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean),
+      ),
+    ].sort(),
+  )
+  .superRefine((names, ctx) => {
+    const bad = names.find((n) => !EXPOSED_NAME_RE.test(n));
+    if (bad) ctx.addIssue({ code: "custom", message: `"${bad.slice(0, 80)}" is not a tool name (letters, digits, _ and -, at most 64)` });
+    if (names.length > MAX_CLIENT_TOOLS) ctx.addIssue({ code: "custom", message: `at most ${MAX_CLIENT_TOOLS} names` });
+  });
+
+/** The chat endpoint's headers: the session to use, or the options of the one a request creates, and loop bounds. */
+const chatHeaders = z.object({
+  "x-toolsearch-session": z.string().optional(),
+  "x-toolsearch-profile": option.profile.optional(),
+  "x-toolsearch-activation": option.activation.optional(),
+  "x-toolsearch-listing": option.listing.optional(),
+  "x-toolsearch-execution": option.execution.optional(),
+  "x-toolsearch-core": coreNames.optional(),
+  "x-toolsearch-max-hops": intText(0, 10).optional(),
+  "x-toolsearch-max-edge-rounds": intText(1, 20).optional(),
+});
+
+export type ChatHeaders = z.infer<typeof chatHeaders>;
+export function parseChatHeaders(headers: Headers): ChatHeaders {
+  const given: Record<string, string> = {};
+  for (const name of Object.keys(chatHeaders.shape)) {
+    const v = headers.get(name);
+    if (v !== null) given[name] = v;
+  }
+  return check(chatHeaders, given);
+}
