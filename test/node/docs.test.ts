@@ -8,8 +8,8 @@
 // stop), and a failure names its file and line. A block holding the comment line
 // `# not run by the docs test: <why>` is skipped, and listed with its reason.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything } from "../fixtures/edge-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
@@ -50,6 +50,30 @@ function shellBlocks(file: string): Block[] {
 
 const blocks = FILES.flatMap(shellBlocks);
 
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/ /g, "-");
+
+/** Relative links (and their #anchors) that lead nowhere, as `file: target`. */
+function brokenLinks(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8").replace(/^```[\s\S]*?^```/gm, "");
+  const broken: string[] = [];
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/.test(target!)) continue;
+    const [path, anchor] = target!.split("#");
+    const dest = path ? join(ROOT, dirname(file), path) : join(ROOT, file);
+    if (!existsSync(dest)) broken.push(`${file}: ${target}`);
+    else if (anchor && dest.endsWith(".md")) {
+      const headings = [...readFileSync(dest, "utf8").matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]!));
+      if (!headings.includes(anchor)) broken.push(`${file}: ${target}`);
+    }
+  }
+  return broken;
+}
+
 function run(text: string, port: number): Promise<{ code: number | null; out: string }> {
   const script = text.replace(/\b(localhost|127\.0\.0\.1):8787\b/g, `$1:${port}`);
   return new Promise((resolve) => {
@@ -89,6 +113,10 @@ describe("the docs' shell blocks", () => {
     const skipped = blocks.filter((b) => b.skip).map((b) => `${b.where}: ${b.skip}`);
     console.log(`shell blocks not run by the docs test:\n  ${skipped.join("\n  ")}`);
     for (const b of blocks) if (/not run by the docs test/.test(b.text)) expect(b.skip, b.where).toMatch(/\S{3}/);
+  });
+
+  it("link only to files and headings that exist", () => {
+    expect(FILES.flatMap(brokenLinks)).toEqual([]);
   });
 
   for (const b of blocks) {
