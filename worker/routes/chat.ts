@@ -1,5 +1,5 @@
 // POST /v1/chat/completions: OpenAI's Chat Completions, with tool search run server-side. The
-// session (worker/chat-session.ts: the x-toolsearch-session header, the body's prompt_cache_key, or
+// session (chat/conversation.ts: the x-toolsearch-session header, the body's prompt_cache_key, or
 // the conversation itself) supplies the frozen deferred section and the activated tools, and a
 // plan for the tools the client declares (kept loaded or deferred, like catalog tools); stored
 // splices put back the rounds the client never saw, so each upstream request extends the
