@@ -3,24 +3,11 @@
 // tools table. The same function draws the page's view (from GET /v1/catalog) and the CLI's
 // `catalog stats --html` file (from the catalog itself).
 
+import type { CatalogInfo } from "../wire/responses.ts";
 import { barChart } from "./chart.ts";
 import { h, int, percent, table } from "./dom.ts";
 import { toolsTable } from "./tools-table.ts";
-import { SERIES, type CatalogView, type ServerSummary, type Total, type ToolRow } from "./types.ts";
-
-/** GET /v1/catalog's answer (the fields the view reads). */
-export interface CatalogInfo {
-  label: string;
-  encoding: string;
-  tools: number;
-  servers: ServerSummary[];
-  tokens: {
-    fullInjection: number;
-    deferredNames: number;
-    coreTools: number;
-    listing: Record<"names" | "grouped" | "servers" | "none", number>;
-  };
-}
+import { SERIES, type CatalogView, type Total, type ToolRow } from "./types.ts";
 
 const FORM_HINTS = {
   names: "every deferred name, a line each",

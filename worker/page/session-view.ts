@@ -6,40 +6,9 @@
 import { canonicalJson } from "../core/canonical.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace, utf8Bytes } from "./dom.ts";
-import { auditPanel, auditPath, type AuditPage } from "./audit-panel.ts";
-import { splices, timeline, type History } from "./timeline.ts";
-
-interface SessionInfo {
-  id: string;
-  mode: string;
-  reason: string;
-  /** the frozen listing form; null in full mode */
-  listing: string | null;
-  activation: string;
-  execution: string;
-  clientTools: ClientTools | null;
-  model: string;
-  profile: string;
-  catalog: { name: string; version: string; hash: string };
-  activations: string[];
-  createdAt: string;
-}
-
-interface Prompt {
-  system: string;
-  tools: unknown[];
-  prefixHash: string;
-  promptCacheKey: string;
-}
-
-/** The plan for the tools a chat client declares (worker/core/client-tools.ts ClientPlan). */
-interface ClientTools {
-  hash: string;
-  kept: string[];
-  deferred: number;
-  core: string[];
-  reason: string;
-}
+import type { AuditPageAnswer, ClientToolsAnswer, HistoryAnswer, PromptAnswer, SessionInfo } from "../wire/responses.ts";
+import { auditPanel, auditPath } from "./audit-panel.ts";
+import { splices, timeline } from "./timeline.ts";
 
 const toolName = (t: unknown): string =>
   (t as { function?: { name?: string }; name?: string }).function?.name ?? (t as { name?: string }).name ?? "?";
@@ -51,7 +20,7 @@ function kindOf(name: string, activations: readonly string[]): string {
   return name === "toolSearch" || name === "callTool" ? "search" : "core";
 }
 
-function promptSection(p: Prompt, activations: readonly string[], format: HTMLSelectElement): HTMLElement {
+function promptSection(p: PromptAnswer, activations: readonly string[], format: HTMLSelectElement): HTMLElement {
   const rows = p.tools.map((t, i) => {
     const name = toolName(t);
     const cells = [
@@ -97,7 +66,7 @@ function promptSection(p: Prompt, activations: readonly string[], format: HTMLSe
   );
 }
 
-function clientToolsSection(ct: ClientTools): HTMLElement {
+function clientToolsSection(ct: ClientToolsAnswer): HTMLElement {
   const names = (list: string[]) => (list.length ? list.flatMap((n, i) => [i ? ", " : "", h("code", {}, n)]) : ["none"]);
   return h(
     "section",
@@ -147,9 +116,9 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
       const path = `/v1/sessions/${encodeURIComponent(id)}`;
       const [s, p, hist, audit] = await Promise.all([
         api<SessionInfo>(path),
-        api<Prompt>(`${path}/prompt?format=${format.value}`),
-        api<History>(`${path}/history`),
-        api<AuditPage>(auditPath(id)),
+        api<PromptAnswer>(`${path}/prompt?format=${format.value}`),
+        api<HistoryAnswer>(`${path}/history`),
+        api<AuditPageAnswer>(auditPath(id)),
       ]);
       const facts: Array<[string, string, string?]> = [
         ["Mode", s.mode],

@@ -7,13 +7,14 @@
 
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { json, readJson, route, type RouteContext } from "../http.ts";
+import { json, param, readJson, route, type RouteContext } from "../http.ts";
 import { SessionClient } from "../session/client.ts";
 import { sessionCatalog } from "../session/create.ts";
 import { parseCallBody } from "../wire/requests.ts";
 
 async function callTool(c: RouteContext): Promise<Response> {
-  const { id, name } = c.params as { id: string; name: string };
+  const id = param(c, "id");
+  const name = param(c, "name");
   const body = parseCallBody(await readJson(c.request));
   if (!EXPOSED_NAME_RE.test(name))
     throw new ToolsearchError("bad_request", "name: must be an exposed tool name (letters, digits, _ and -, at most 64)");

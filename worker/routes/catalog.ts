@@ -10,6 +10,7 @@ import { json, route, type RouteContext } from "../http.ts";
 import { parsePolicyQuery } from "../wire/requests.ts";
 import { sessionInit } from "../session/create.ts";
 import { sessionAccess } from "../core/access.ts";
+import type { CatalogInfo, CatalogTools, PolicyAnswer } from "../wire/responses.ts";
 
 const pinned = (c: RouteContext) => loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
 
@@ -31,12 +32,12 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
       // the system section of each listing form (names, grouped, servers, none), for the tools that are not alwaysLoad
       listing: cat.catalog.listing.sections,
     },
-  });
+  } satisfies CatalogInfo);
 }
 
 async function catalogTools(c: RouteContext): Promise<Response> {
   const cat = await pinned(c);
-  return json({ label: cat.label, tools: toolRows(cat.catalog.tools) });
+  return json({ label: cat.label, tools: toolRows(cat.catalog.tools) } satisfies CatalogTools);
 }
 
 /**
@@ -63,7 +64,7 @@ async function policyPreview(c: RouteContext): Promise<Response> {
       visibleTools: visible,
       deniedTools: denied.size,
     },
-  });
+  } satisfies PolicyAnswer);
 }
 
 export const catalogRoutes = [
