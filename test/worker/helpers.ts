@@ -42,6 +42,7 @@ const ANSWERS: Array<[string, RegExp, z.ZodTypeAny]> = [
   ["GET", /^\/v1\/catalog$/, answers.catalogInfo],
   ["GET", /^\/v1\/catalog\/tools$/, answers.catalogTools],
   ["GET", /^\/v1\/catalog\/policy$/, answers.policyAnswer],
+  ["GET", /^\/healthz$/, answers.healthAnswer],
 ];
 
 /**
@@ -50,7 +51,8 @@ const ANSWERS: Array<[string, RegExp, z.ZodTypeAny]> = [
  */
 async function answer(method: string, path: string, res: Response) {
   const text = await res.text();
-  const body = (text ? JSON.parse(text) : null) as Json;
+  // the page's files are not JSON
+  const body = (text && !res.headers.get("content-type")?.startsWith("text/") ? JSON.parse(text) : null) as Json;
   const route = ANSWERS.find(([m, re]) => m === method && re.test(path.split("?")[0]!));
   if (res.ok && route) {
     const parsed = route[2].safeParse(body);

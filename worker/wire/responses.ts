@@ -197,3 +197,9 @@ export const policyAnswer = z
   })
   .strict();
 export type PolicyAnswer = z.infer<typeof policyAnswer>;
+
+/** GET /healthz: the pinned catalog, and what is wrong with the settings for it (`ok` is false while there are `problems`). */
+export const healthAnswer = z
+  .object({ ok: z.boolean(), catalog: z.string(), tools: count, catalogLoadMs: z.number(), problems: names, warnings: names })
+  .strict();
+export type HealthAnswer = z.infer<typeof healthAnswer>;
