@@ -18,7 +18,7 @@ const FORM_HINTS = {
 
 /** The view from the API: every figure a sum of the per-tool counts stored in the catalog. */
 export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
-  const { fullInjection, coreTools, listing } = info.tokens;
+  const { fullInjection, deferrable, coreTools, listing } = info.tokens;
   return {
     label: info.label,
     encoding: info.encoding,
@@ -27,6 +27,7 @@ export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
     tools,
     totals: [
       { key: "full", label: "Full injection", value: fullInjection, hint: "every tool's definition" },
+      { key: "deferrable", label: "Deferrable tools", value: deferrable, hint: "all but the always-loaded: what the policy weighs" },
       ...(Object.keys(FORM_HINTS) as Array<keyof typeof FORM_HINTS>).map((f) => ({
         key: `listing-${f}`,
         label: `Listing: ${f}`,

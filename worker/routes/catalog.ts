@@ -5,7 +5,7 @@
 
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { serverSummaries, tokenSums, toolRows } from "../core/summary.ts";
+import { catalogTotals, serverSummaries, toolRows } from "../core/summary.ts";
 import { json, route, type RouteContext } from "../http.ts";
 import { parsePolicyQuery } from "../wire/requests.ts";
 import { sessionInit } from "../session/create.ts";
@@ -28,7 +28,7 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
     tools: tools.length,
     tokens: {
       // sums of the per-tool counts the CLI stored (the Worker never loads a tokenizer)
-      ...tokenSums(tools),
+      ...catalogTotals(tools),
       // the system section of each listing form (names, grouped, servers, none), for the tools that are not alwaysLoad
       listing: cat.catalog.listing.sections,
     },

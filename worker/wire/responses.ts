@@ -149,6 +149,8 @@ export const catalogInfo = z
     tokens: z
       .object({
         fullInjection: count,
+        /** what a session's policy weighs (its reason states it): every tool but the alwaysLoad ones */
+        deferrable: count,
         deferredNames: count,
         coreTools: count,
         /** the system section of each listing form, for the tools that are not alwaysLoad */
