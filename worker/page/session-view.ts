@@ -89,6 +89,18 @@ function clientToolsSection(ct: ClientToolsAnswer): HTMLElement {
   );
 }
 
+const SURFACES: Record<string, string> = { rest: "REST tool calls", chat: "chat edge rounds", mcp: "the MCP gateway" };
+
+/** What ran, not only what was asked: the audit's calls the Worker ran, whatever the execution mode. */
+export function executionHint(s: Pick<SessionInfo, "execution" | "workerCalls">): string {
+  const total = s.workerCalls.reduce((n, c) => n + c.calls, 0);
+  const ran = `the Worker ran ${int(total)} ${total === 1 ? "call" : "calls"}: ${s.workerCalls
+    .map((c) => `${int(c.calls)} from ${SURFACES[c.via] ?? c.via}`)
+    .join(", ")}`;
+  if (s.execution === "edge") return `the Worker runs catalog tools of servers it can reach; ${total ? ran : "no call yet"}`;
+  return total ? `the chat endpoint leaves tools to the client; ${ran}` : "the client runs every tool; the Worker ran none";
+}
+
 export function sessionView(initialId: string, onError: (e: ApiError) => void): HTMLElement {
   const idInput = h("input", {
     id: "session-id",
@@ -124,11 +136,7 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
         ["Mode", s.mode],
         ["Listing", s.listing ?? "—", s.listing ? "the deferred section's form" : "full mode lists nothing: every tool is injected"],
         ["Reason", s.reason],
-        [
-          "Execution",
-          s.execution,
-          s.execution === "edge" ? "the Worker runs catalog tools of servers it can reach" : "the client runs every tool",
-        ],
+        ["Execution", s.execution, executionHint(s)],
         ["Model", s.model],
         ["Profile", s.profile],
         ["Activation", s.activation],

@@ -56,7 +56,8 @@ async function create(c: RouteContext): Promise<Response> {
 }
 
 async function read(c: RouteContext): Promise<Response> {
-  const state = await SessionClient.of(c, param(c, "id")).state();
+  const session = SessionClient.of(c, param(c, "id"));
+  const [state, workerCalls] = await Promise.all([session.state(), session.workerCalls()]);
   const cat = await sessionCatalog(c, state);
   const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
   const ct = state.clientTools;
@@ -74,6 +75,7 @@ async function read(c: RouteContext): Promise<Response> {
     catalog: catalogRef(cat),
     activations,
     clientTools,
+    workerCalls,
     createdAt: new Date(createdAt).toISOString(),
   } satisfies SessionInfo);
 }

@@ -34,6 +34,16 @@ export function listSessionAudit(sql: SqlStorage, q: AuditQuery) {
   return auditPage(rows, q.limit);
 }
 
+/** The calls the Worker ran for a session (any execution mode: a REST call, an edge chat round, the MCP gateway), per surface. */
+export function workerCalls(sql: SqlStorage): Array<{ via: string; calls: number }> {
+  // invalid arguments never reach a server; denials are their own type
+  return sql
+    .exec<{ via: string; calls: number }>(
+      "SELECT via, COUNT(*) AS calls FROM audit WHERE type = 'call' AND outcome != 'invalid_arguments' GROUP BY via ORDER BY via",
+    )
+    .toArray();
+}
+
 function undelivered(sql: SqlStorage, limit: number): AuditRow[] {
   return sql
     .exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit WHERE delivered = 0 ORDER BY id LIMIT ?`, limit)

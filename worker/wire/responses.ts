@@ -47,6 +47,12 @@ export const sessionInfo = z
     profile: z.string(),
     activations: names,
     clientTools: clientToolsAnswer.nullable(),
+    /**
+     * The calls the Worker ran, per surface (`rest`: POST .../tools/:name/call, `chat`: edge
+     * rounds, `mcp`: the gateway). `execution` is what the chat endpoint was asked to do; a
+     * client-execution session can still have calls the Worker ran through the REST route.
+     */
+    workerCalls: z.array(z.object({ via: z.string(), calls: count }).strict()),
     createdAt: z.string(),
   })
   .strict();
