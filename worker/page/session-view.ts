@@ -1,5 +1,6 @@
 // The session view, opened by id (a POST /v1/sessions id or the chat endpoint's
-// x-toolsearch-session): mode, listing form and reason, execution, the plan for the tools a chat
+// x-toolsearch-session): mode, listing form and reason, execution (the frozen mode, and the calls
+// the Worker actually ran, from GET /v1/sessions/:id's workerCalls), the plan for the tools a chat
 // client declared, the frozen system section, the tools array exactly as the model gets it (bytes
 // per tool and in all, prefixHash), then the timeline, the splices and the audit trail.
 

@@ -1,6 +1,7 @@
 // Where audit rows live. In the session object's SQLite (`audit`, written by the session in the
 // same transaction as the state an event describes; `delivered = 0` rows are the outbox) and in
 // D1 (`audit_events`, worker/migrations/), where a tenant's events are queryable across sessions.
+// The session's own rows also say which calls the Worker ran (workerCalls).
 // Delivery (Outbox) is INSERT OR IGNORE by event id: an alarm that fires twice, or a batch retried
 // after a failure that had in fact committed, never duplicates a row.
 
