@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `catalog`: the toolsearch catalog CLI. One file per subcommand in commands/; errors print one
 // line and exit 1 (a ToolsearchError's message is written for the user; anything else is a bug
-// and keeps its stack).
+// and keeps its stack). --help is citty's, fitted to 100 columns (lib/usage.ts).
 
 import { defineCommand, runCommand, runMain } from "citty";
 import { isToolsearchError } from "../worker/core/errors.ts";
+import { showUsage } from "./lib/usage.ts";
 
 const main = defineCommand({
   meta: {
@@ -24,7 +25,7 @@ const main = defineCommand({
 
 export async function cli(rawArgs: string[]): Promise<void> {
   if (rawArgs.length === 0 || rawArgs.some((a) => a === "--help" || a === "-h" || a === "--version" || a === "-v")) {
-    return runMain(main, { rawArgs });
+    return runMain(main, { rawArgs, showUsage });
   }
   try {
     await runCommand(main, { rawArgs });

@@ -42,6 +42,14 @@ export interface RouteContext {
   setCatalogLabel(label: string): void;
 }
 
+/** A path parameter the route's pattern captures (`:id` in `/v1/sessions/:id`). */
+export function param(c: Pick<RouteContext, "params">, key: string): string {
+  const value = c.params[key];
+  // only a route whose pattern lacks `:key` gets here: a bug in the route table, not in the request
+  if (value === undefined) throw new ToolsearchError("internal", `route has no parameter :${key}`);
+  return value;
+}
+
 export type Handler = (c: RouteContext) => Promise<Response>;
 /** `onError` renders this route's errors in its protocol's shape (JSON-RPC on /mcp); default `{ error }` */
 export type Route = { method: string; pattern: RegExp; keys: string[]; handler: Handler; onError?: (err: ToolsearchError) => Response };

@@ -8,7 +8,7 @@
 import { authenticate } from "./auth.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { labelFromFile, loadCatalog } from "./catalogs.ts";
-import { settings } from "./settings.ts";
+import { logConfigReport, settings } from "./settings.ts";
 import { json, type Route, type RouteContext } from "./http.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
@@ -47,8 +47,12 @@ function match(method: string, path: string): { route: Route; params: Record<str
   return pathMatched ? "wrong-method" : null;
 }
 
-function toError(e: unknown): ToolsearchError {
-  if (e instanceof ToolsearchError) return e;
+function toError(e: unknown, where: string): ToolsearchError {
+  if (e instanceof ToolsearchError) {
+    // a 500 is the deployment's fault (a setting, a secret): the log says which, not only the status
+    if (e.status === 500) console.error(`${where}: ${e.code}: ${e.message}`);
+    return e;
+  }
   console.error("unhandled error", e);
   // errors thrown across a Durable Object call carry these flags (Workers runtime)
   const flags = (e ?? {}) as { remote?: boolean; retryable?: boolean; overloaded?: boolean; durableObjectReset?: boolean };
@@ -67,21 +71,22 @@ export default {
     const found = match(request.method, url.pathname);
     try {
       if (isProtected(url.pathname)) tenant = await authenticate(request, env.API_KEYS);
-      const pinned = settings(env).catalogFile;
+      const config = settings(env);
+      const pinned = config.catalogFile;
       // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
-      label = (
-        await loadCatalog(env.ASSETS, pinned).catch((e) => {
-          label = labelFromFile(pinned);
-          throw e;
-        })
-      ).label;
+      const cat = await loadCatalog(env.ASSETS, pinned).catch((e) => {
+        label = labelFromFile(pinned);
+        throw e;
+      });
+      label = cat.label;
+      logConfigReport(config, cat.catalog);
       if (found === null) throw new ToolsearchError("not_found", `no route ${request.method} ${url.pathname.slice(0, 200)}`);
       if (found === "wrong-method")
         throw new ToolsearchError("method_not_allowed", `${request.method} is not allowed on ${url.pathname.slice(0, 200)}`);
       const c: RouteContext = { request, env, ctx, url, tenant, params: found.params, setCatalogLabel: (l) => (label = l) };
       response = await found.route.handler(c);
     } catch (e) {
-      const err = toError(e);
+      const err = toError(e, `${request.method} ${url.pathname.slice(0, 200)}`);
       const render = found && found !== "wrong-method" && err.status !== 401 ? found.route.onError : undefined;
       response =
         render?.(err) ?? json(err.toJSON(), err.status, err.status === 401 ? { "www-authenticate": 'Bearer realm="toolsearch"' } : {});

@@ -1,12 +1,14 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstream (OPENAI_API_KEY is a secret), and edge
 // execution (SERVERS, result cap, audit arguments, edge-call rounds). Parsed once per isolate; a
-// bad value is a clear 500-class config error.
+// bad value is a clear 500-class config error, except SERVERS: a malformed SERVERS breaks only
+// what needs it (edge execution, /mcp) and is reported by configReport (the log, GET /healthz).
 
 import { ToolsearchError } from "./core/errors.ts";
 import { LISTING_FORMS } from "./core/listing.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
 import { parseServers, type Servers } from "./core/servers.ts";
+import type { Catalog } from "./core/catalog.ts";
 import type { UpstreamConfig } from "./chat/model-client.ts";
 
 export interface Settings {
@@ -16,8 +18,10 @@ export interface Settings {
   /** the agent endpoint: upstream model server and loop bound */
   upstream: UpstreamConfig;
   maxHops: number;
-  /** edge execution: how catalog servers are reached, and the limits of a call */
+  /** edge execution: how catalog servers are reached (empty when SERVERS is malformed), and the limits of a call */
   servers: Servers;
+  /** why SERVERS could not be read, or null: edge execution and /mcp refuse to work while it is set */
+  serversProblem: string | null;
   resultMaxBytes: number;
   maxEdgeRounds: number;
   /** AUDIT_ARGUMENTS=store keeps argument values in audit rows (default: digest and size only) */
@@ -81,7 +85,7 @@ export function settings(env: Env): Settings {
     policy,
     upstream,
     maxHops: positive(env, "MAX_HOPS", 4, 0),
-    servers: parseServers(env.SERVERS),
+    ...readServers(env.SERVERS),
     resultMaxBytes: positive(env, "CALL_RESULT_MAX_BYTES", 262_144, 1024),
     maxEdgeRounds: positive(env, "MAX_EDGE_ROUNDS", 8, 1),
     storeArguments: audit === "store",
@@ -92,4 +96,46 @@ export function settings(env: Env): Settings {
   };
   cached = { env, settings: s };
   return s;
+}
+
+function readServers(raw: unknown): { servers: Servers; serversProblem: string | null } {
+  try {
+    return { servers: parseServers(raw), serversProblem: null };
+  } catch (e) {
+    if (!(e instanceof ToolsearchError)) throw e;
+    return { servers: new Map(), serversProblem: `${e.message}; edge execution and /mcp are off until it is fixed` };
+  }
+}
+
+/** SERVERS for what cannot work without it (the MCP gateway, edge execution): its problem is a 500 naming it. */
+export function requireServers(s: Settings): Servers {
+  if (s.serversProblem) throw new ToolsearchError("internal", s.serversProblem);
+  return s.servers;
+}
+
+/**
+ * What is wrong with the deployment's settings for this catalog, one sentence each: `problems`
+ * break routes (a malformed SERVERS), `warnings` break nothing yet (a SERVERS entry that names no
+ * server of the catalog: misspelled, or meant for another catalog). GET /healthz and the log show both.
+ */
+export function configReport(s: Settings, catalog: Pick<Catalog, "servers">): { problems: string[]; warnings: string[] } {
+  const known = catalog.servers.map((c) => c.name);
+  const strangers = [...s.servers.keys()].filter((name) => !known.includes(name));
+  return {
+    problems: s.serversProblem ? [s.serversProblem] : [],
+    warnings: strangers.map(
+      (name) => `SERVERS: ${name} is not a server of the pinned catalog (its servers: ${known.join(", ")}); no call reaches it`,
+    ),
+  };
+}
+
+const logged = new WeakMap<Settings, string>();
+
+/** Log the config report once per isolate and catalog: the first request that loads the catalog is this isolate's start. */
+export function logConfigReport(s: Settings, catalog: Pick<Catalog, "servers" | "hash">): void {
+  if (logged.get(s) === catalog.hash) return;
+  logged.set(s, catalog.hash);
+  const { problems, warnings } = configReport(s, catalog);
+  for (const p of problems) console.error(`config: ${p}`);
+  for (const w of warnings) console.warn(`config: ${w}`);
 }

@@ -51,7 +51,8 @@ export default defineCommand({
     for (const p of s.perServer) out(`  ${p.name.padEnd(32)} ${String(p.tools).padStart(5)}  ${p.transport.padEnd(8)}  ${p.summary}`);
     out();
     const pct = (n: number) => `${((n / s.tokens.full) * 100).toFixed(2)}% of full`;
-    out(`  full injection        ${String(s.tokens.full).padStart(9)} tokens`);
+    out(`  full injection        ${String(s.tokens.full).padStart(9)} tokens  (the sum of each tool's stored count, as GET /v1/catalog)`);
+    out(`  deferrable tools      ${String(s.tokens.deferrable).padStart(9)} tokens  (all but alwaysLoad: what a session's reason weighs)`);
     out(`  deferred prompt, by listing form (section + toolSearch + ${s.tokens.coreTools} core tools):`);
     for (const f of LISTING_FORMS) {
       const mark = f === s.tokens.auto.form ? `  <- auto at ${s.tokens.auto.window}` : "";

@@ -1,7 +1,7 @@
 // `catalog stats --html` and `catalog diff --html`: the page's catalog and diff views as one
-// self-contained file each, for CI artifacts. Totals are the exact figures `catalog stats`
-// computes (each prompt tokenized whole); per-server bars are sums of the stored per-tool counts,
-// as the Worker's page draws them.
+// self-contained file each, for CI artifacts. Totals are the figures `catalog stats` computes:
+// full injection and the sections are the stored counts summed as the Worker sums them, like the
+// per-server bars, so a table and its chart agree; the deferred prompt is tokenized whole.
 
 import { catalogLabel, type Catalog } from "../../worker/core/catalog.ts";
 import { LISTING_FORMS } from "../../worker/core/listing.ts";
@@ -13,7 +13,8 @@ import { catalogStats, type CatalogStats } from "./stats.ts";
 
 function totals(s: CatalogStats): Total[] {
   return [
-    { key: "full", label: "Full injection", value: s.tokens.full, hint: "every tool's schema in the tools array, tokenized whole" },
+    { key: "full", label: "Full injection", value: s.tokens.full, hint: "every tool's definition" },
+    { key: "deferrable", label: "Deferrable tools", value: s.tokens.deferrable, hint: "all but the always-loaded: what the policy weighs" },
     {
       key: "deferred",
       label: "Deferred prompt",
@@ -33,7 +34,7 @@ export function catalogView(catalog: Catalog, s: CatalogStats): CatalogView {
   return {
     label: catalogLabel(catalog),
     encoding: s.encoding,
-    source: `catalog stats (totals tokenized whole with ${s.encoding}; bars: sums of the stored per-tool counts)`,
+    source: `catalog stats (sums of the per-tool counts in ${s.encoding}; the deferred prompt tokenized whole)`,
     servers: serverSummaries(catalog.servers, catalog.tools),
     tools: toolRows(catalog.tools),
     totals: totals(s),

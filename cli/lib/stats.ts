@@ -1,14 +1,19 @@
-// Token figures of a catalog: full injection (every tool in OpenAI `tools` form) against the
-// deferred prompt (a listing section + toolSearch + always-loaded core tools) in each listing
-// form, tokenized exactly with the catalog's own encoding (or another, for comparison), the form
-// `auto` picks for a context window, plus tools per server and the largest tools.
+// Token figures of a catalog: full injection (every tool in OpenAI `tools` form) and the deferrable
+// tools, against the deferred prompt (a listing section + toolSearch + always-loaded core tools)
+// in each listing form, the form `auto` picks for a context window, plus tools per server and the
+// largest tools. Totals and sections are the catalog's stored counts summed by the functions the
+// Worker uses (core/summary.ts), so `catalog stats`, GET /v1/catalog, the page and a session's
+// reason show the same numbers; another encoding recounts the same pieces first (recount).
 
 import type { Catalog, Encoding } from "../../worker/core/catalog.ts";
 import { chooseListing } from "../../worker/core/listing-choice.ts";
-import { LISTING_FORMS, listingSection, serverEntries, toolEntries, type ListingForm } from "../../worker/core/listing.ts";
+import { canonicalJson } from "../../worker/core/canonical.ts";
+import { LISTING_FORMS, nameLine, type ListingForm } from "../../worker/core/listing.ts";
 import { DEFAULT_POLICY } from "../../worker/core/policy.ts";
 import { openaiTool, promptTools, toolDefinition, toolsBytes } from "../../worker/core/prompt.ts";
-import { tokenCounter } from "./tokens.ts";
+import { catalogTotals } from "../../worker/core/summary.ts";
+import { countListing } from "./listing-counts.ts";
+import { tokenCounter, type TokenCounter } from "./tokens.ts";
 
 export interface CatalogStats {
   name: string;
@@ -20,6 +25,8 @@ export interface CatalogStats {
   perServer: Array<{ name: string; tools: number; transport: string; summary: string }>;
   tokens: {
     full: number;
+    /** every tool but the alwaysLoad ones: what a session's policy weighs against the context window */
+    deferrable: number;
     /** the deferred prompt in the form `auto` picks for `auto.window` */
     deferred: number;
     ratio: number;
@@ -48,17 +55,18 @@ export async function catalogStats(catalog: Catalog, opts: StatsOptions = {}): P
   const window = opts.window ?? 128_000;
   const share = opts.budget ?? DEFAULT_POLICY.listingBudget;
   const count = await tokenCounter(encoding);
+  const counted = encoding === catalog.build.encoding ? catalog : recount(catalog, count);
   const core = catalog.tools.filter((t) => t.alwaysLoad).map(toolDefinition);
-  const deferred = catalog.tools.filter((t) => !t.alwaysLoad);
-  const entries = toolEntries(deferred);
-  const servers = serverEntries(catalog.servers);
-  const full = count(toolsBytes(catalog.tools.map((t) => openaiTool(toolDefinition(t)))));
+  const deferred = counted.tools.filter((t) => !t.alwaysLoad);
+  const totals = catalogTotals(counted.tools);
+  const full = totals.fullInjection;
   const toolsPart = count(
     toolsBytes(promptTools({ systemSection: "", coreTools: core, withToolSearch: deferred.length > 0, activated: [] }).map(openaiTool)),
   );
-  const sections = Object.fromEntries(
-    LISTING_FORMS.map((f) => [f, deferred.length ? count(listingSection(f, entries, servers)) : 0]),
-  ) as Record<ListingForm, number>;
+  const sections = Object.fromEntries(LISTING_FORMS.map((f) => [f, deferred.length ? counted.listing.sections[f] : 0])) as Record<
+    ListingForm,
+    number
+  >;
   const forms = Object.fromEntries(LISTING_FORMS.map((f) => [f, sections[f] + toolsPart])) as Record<ListingForm, number>;
   const budget = Math.floor(window * share + 1e-9);
   const choice = chooseListing("auto", sections, {
@@ -75,6 +83,7 @@ export async function catalogStats(catalog: Catalog, opts: StatsOptions = {}): P
     perServer: catalog.servers.map((s) => ({ name: s.name, tools: s.tools, transport: s.transport, summary: s.summary })),
     tokens: {
       full,
+      deferrable: totals.deferrable,
       deferred: forms[choice.form],
       ratio: full ? forms[choice.form] / full : 0,
       forms,
@@ -83,9 +92,19 @@ export async function catalogStats(catalog: Catalog, opts: StatsOptions = {}): P
       perDeferredTool: deferred.length ? sections.names / deferred.length : 0,
       coreTools: core.length,
     },
-    largest: [...catalog.tools]
+    largest: [...counted.tools]
       .sort((a, b) => b.tokens.definition - a.tokens.definition || (a.name < b.name ? -1 : 1))
       .slice(0, 10)
       .map((t) => ({ name: t.name, tokens: t.tokens.definition })),
   };
+}
+
+/** The catalog's per-tool and listing counts in another encoding, counted as `catalog build` counts them. */
+function recount(catalog: Catalog, count: TokenCounter): Pick<Catalog, "tools" | "listing"> {
+  const tools = catalog.tools.map((t) => ({
+    ...t,
+    tokens: { definition: count(canonicalJson(openaiTool(toolDefinition(t)))), name: count(nameLine(t.name)) },
+  }));
+  const { tools: counted, listing } = countListing(tools, catalog.servers, count);
+  return { tools: counted, listing };
 }

@@ -65,7 +65,7 @@ export async function tokensSection(catalogs: BenchCatalog[]): Promise<string> {
   return [
     "## 1. Context tokens",
     "",
-    "Full injection: every tool in OpenAI `tools` form. Listing forms: the system section alone (`names`: every name; `grouped`: a line per server with its tools' short names; `servers`: a line per server with its tool count and summary; `none`: counts and how to search). Deferred prompt: the section `auto` picks at 128k (2% budget, 2,560 tokens) + `toolSearch` + core tools. From `catalog stats` (js-tiktoken).",
+    "Full injection: every tool in OpenAI `tools` form, the sum of each tool's count (as GET /v1/catalog, the page and a session's reason count it). Listing forms: the system section alone (`names`: every name; `grouped`: a line per server with its tools' short names; `servers`: a line per server with its tool count and summary; `none`: counts and how to search). Deferred prompt: the section `auto` picks at 128k (2% budget, 2,560 tokens) + `toolSearch` + core tools. From `catalog stats` (js-tiktoken).",
     "",
     table(
       [

@@ -214,6 +214,23 @@ describe("catalog --help", () => {
     expect(r.stdout).toMatch(/USAGE/);
   });
 
+  it("fits 100 columns: no line of any --help is wider, none ends in padding", async () => {
+    for (const cmd of ["", "build", "verify", "stats", "diff", "search", "eval"]) {
+      const r = await run(ROOT, ...(cmd ? [cmd] : []), "--help");
+      expect(r.code, cmd).toBe(0);
+      // eslint-disable-next-line no-control-regex
+      const lines = r.stdout.replace(/\x1b\[[0-9;]*m/g, "").split("\n");
+      expect(lines.length, cmd).toBeGreaterThan(5);
+      expect(
+        lines.filter((l) => l.length > 100 || / $/.test(l)),
+        cmd,
+      ).toEqual([]);
+    }
+    // a wrapped description continues under its own column
+    const stats = (await run(ROOT, "stats", "--help")).stdout.replace(/\x1b\[[0-9;]*m/g, "");
+    expect(stats).toMatch(/\n {2}--html=<out\.html> {4}Also write the view .*\n {23}\S/);
+  });
+
   it("an unknown command or missing argument is one clear error", async () => {
     const a = await run(ROOT, "frobnicate");
     expect(a.code).toBe(1);

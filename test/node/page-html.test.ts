@@ -179,6 +179,12 @@ describe.skipIf(!browser)("--html files in headless Chromium, offline", () => {
       v1.stats.tokens.full,
       v2.stats.tokens.full,
     ]);
+    // the chart's per-server bars add up to the table's totals (one function computes both)
+    const bars = await page
+      .locator(".chart rect.bar")
+      .evaluateAll((els) => els.map((e) => [e.getAttribute("data-series"), Number(e.getAttribute("data-value"))] as const));
+    const side = (key: string) => bars.filter(([series]) => series === key).reduce((n, [, value]) => n + value, 0);
+    expect([side("old"), side("new")]).toEqual([v1.stats.tokens.full, v2.stats.tokens.full]);
     expect(requests).toEqual([`file://${out}`]);
     expect(errors).toEqual([]);
   });

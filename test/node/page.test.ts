@@ -197,6 +197,7 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.textContent('[data-fact="reason"]')).toBe(s.reason);
     expect(await page.getAttribute('[data-fact="listing"]', "data-value")).toBe(s.listing);
     expect(await page.getAttribute('[data-fact="execution"]', "data-value")).toBe("client");
+    expect(await page.textContent('[data-fact="execution"] small')).toBe(" (the client runs every tool; the Worker ran none)");
     expect(await page.locator(".client-tools").count()).toBe(0); // no chat client declared tools here
     expect(await page.textContent("#prefix-hash")).toBe(prompt.prefixHash);
     expect(await page.getAttribute("#tools-bytes", "data-bytes")).toBe(String(Buffer.byteLength(canonicalJson(prompt.tools))));
@@ -206,6 +207,20 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
       .evaluateAll((r) => r.map((e) => [e.getAttribute("data-tool"), e.children[2]!.textContent]));
     expect(rows.at(-1)).toEqual(["mcp__github__create_issue", "activated #1"]);
     expect(rows.map((r) => r[0])).toEqual(prompt.tools.map((t: Json) => t.function.name));
+  });
+
+  it("a client-execution session whose tool the Worker ran through REST says so, not only `client`", async () => {
+    const s = await api("/v1/sessions", { model: "gpt-5", deferral: "on" });
+    expect(s.execution).toBe("client");
+    const echo = await api(`/v1/sessions/${s.id}/tools/mcp__everything__echo/call`, { arguments: { message: "run by the Worker" } });
+    expect(echo.content).toEqual([{ type: "text", text: "Echo: run by the Worker" }]);
+    expect((await api(`/v1/sessions/${s.id}`)).workerCalls).toEqual([{ via: "rest", calls: 1 }]);
+    await page.goto(`${dev.url}/#session=${s.id}`);
+    await page.waitForSelector("table.audit tbody tr");
+    expect(await page.getAttribute('[data-fact="execution"]', "data-value")).toBe("client");
+    expect(await page.textContent('[data-fact="execution"] small')).toBe(
+      " (the chat endpoint leaves tools to the client; the Worker ran 1 call: 1 from REST tool calls)",
+    );
   });
 
   it("opens a chat endpoint session by its x-toolsearch-session id: the hidden round is a splice, the client's tools their plan", async () => {
@@ -266,6 +281,10 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     await page.goto(`${dev.url}/#session=${s.id}`);
     await page.waitForSelector("table.audit tbody tr");
     expect(await page.getAttribute('[data-fact="execution"]', "data-value")).toBe("edge");
+    // the call the schema refused never ran
+    expect(await page.textContent('[data-fact="execution"] small')).toBe(
+      " (the Worker runs catalog tools of servers it can reach; the Worker ran 1 call: 1 from REST tool calls)",
+    );
     // the timeline tells the call's load of its tool from a toolSearch
     const activations = (await api(`/v1/sessions/${s.id}`)).activations as string[];
     expect(await page.textContent("#timeline-heading")).toBe(

@@ -110,6 +110,16 @@ describe("a call", () => {
     expect((await callTool(`ses_${"A".repeat(32)}`, "mcp__everything__echo", { message: "x" })).status).toBe(404);
   });
 
+  it("the session reports the calls the Worker ran, whatever its execution mode; refused arguments ran nothing", async () => {
+    const s = await edgeSession(undefined, undefined, { execution: "client" });
+    const read = async () => (await callWith(EDGE, "GET", `/v1/sessions/${s.id}`)).body;
+    expect(await read()).toMatchObject({ execution: "client", workerCalls: [] });
+    expect((await callTool(s.id, "mcp__everything__echo", { message: 1 })).status).toBe(400);
+    expect((await read()).workerCalls).toEqual([]);
+    for (const message of ["a", "b"]) expect((await callTool(s.id, "mcp__everything__echo", { message })).status).toBe(200);
+    expect(await read()).toMatchObject({ execution: "client", workerCalls: [{ via: "rest", calls: 2 }] });
+  });
+
   it("a server without a SERVERS entry stays client-executed: 409 not_executable", async () => {
     const s = await newSession();
     const r = await callWith({}, "POST", `/v1/sessions/${s.id}/tools/mcp__shop__get_order/call`, { arguments: { order_id: "1" } });

@@ -1,9 +1,12 @@
 // Calls into the real Worker inside workerd. `call` goes through the deployed entry (exports);
 // `callWith` runs the same fetch handler with vars overridden (another pinned catalog), still
-// with the real ASSETS and Durable Object bindings.
+// with the real ASSETS and Durable Object bindings. Both check every successful REST answer against its
+// schema (worker/wire/responses.ts), so the types the page imports cannot drift from what routes answer.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import type { z } from "zod";
 import worker from "../../worker/index.ts";
+import * as answers from "../../worker/wire/responses.ts";
 
 export const BASE = "https://toolsearch.test";
 
@@ -28,10 +31,38 @@ export function request(method: string, path: string, body?: unknown, headers: R
   return new Request(`${BASE}${path}`, init);
 }
 
-export async function call(method: string, path: string, body?: unknown, headers?: Record<string, string>) {
-  const res = await exports.default.fetch(request(method, path, body, headers));
+/** The schema of each REST answer (worker/wire/responses.ts), by method and path. */
+const ANSWERS: Array<[string, RegExp, z.ZodTypeAny]> = [
+  ["POST", /^\/v1\/sessions$/, answers.createdSession],
+  ["GET", /^\/v1\/sessions\/[^/]+$/, answers.sessionInfo],
+  ["GET", /^\/v1\/sessions\/[^/]+\/prompt$/, answers.promptAnswer],
+  ["GET", /^\/v1\/sessions\/[^/]+\/history$/, answers.historyAnswer],
+  ["POST", /^\/v1\/sessions\/[^/]+\/tool-search$/, answers.searchAnswer],
+  ["GET", /^\/v1\/(sessions\/[^/]+\/)?audit$/, answers.auditPageAnswer],
+  ["GET", /^\/v1\/catalog$/, answers.catalogInfo],
+  ["GET", /^\/v1\/catalog\/tools$/, answers.catalogTools],
+  ["GET", /^\/v1\/catalog\/policy$/, answers.policyAnswer],
+  ["GET", /^\/healthz$/, answers.healthAnswer],
+];
+
+/**
+ * A response as the tests read it. A successful REST answer must parse with its schema, which is
+ * strict: a field a route answers that the page's types do not know fails the test.
+ */
+async function answer(method: string, path: string, res: Response) {
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json, text };
+  // the page's files are not JSON
+  const body = (text && !res.headers.get("content-type")?.startsWith("text/") ? JSON.parse(text) : null) as Json;
+  const route = ANSWERS.find(([m, re]) => m === method && re.test(path.split("?")[0]!));
+  if (res.ok && route) {
+    const parsed = route[2].safeParse(body);
+    if (!parsed.success) throw new Error(`${method} ${path} answered outside its schema: ${parsed.error.message}`);
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+export async function call(method: string, path: string, body?: unknown, headers?: Record<string, string>) {
+  return answer(method, path, await exports.default.fetch(request(method, path, body, headers)));
 }
 
 export async function callWith(
@@ -44,8 +75,7 @@ export async function callWith(
   const ctx = createExecutionContext();
   const res = await worker.fetch(request(method, path, body, headers), { ...env, ...vars } as Env, ctx);
   await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : null) as Json, text };
+  return answer(method, path, res);
 }
 
 export async function newSession(body: Record<string, unknown> = { model: "gpt-4o", deferral: "on" }) {

@@ -9,6 +9,7 @@ import { freezeListing } from "./listing-choice.ts";
 import type { ListingForm, ListingRequest } from "./listing.ts";
 import { decideMode, resolveProfile, type Deferral, type Mode, type PolicyConfig } from "./policy.ts";
 import { toolDefinition, type PromptParts } from "./prompt.ts";
+import { definitionTokens } from "./summary.ts";
 
 export interface SessionRequest {
   model: string;
@@ -55,7 +56,7 @@ export function freezeSession(
   requireTools(catalog, core, `profile "${req.profile}"`);
   const coreSet = new Set(core);
   const deferrable = catalog.tools.filter((t) => !coreSet.has(t.name));
-  const deferrableTokens = deferrable.reduce((n, t) => n + t.tokens.definition, 0);
+  const deferrableTokens = definitionTokens(deferrable);
   const decision = decideMode(policy, { ...req, deferrableTokens });
   if (decision.mode === "full") return { ...decision, systemSection: "", coreTools: [...core, ...deferrable.map((t) => t.name)] };
   const listing = freezeListing(catalog, deferrable, policy, req);

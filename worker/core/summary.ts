@@ -1,6 +1,7 @@
 // What a catalog costs, per server and per tool, from the token counts the CLI stored: the
-// figures GET /v1/catalog answers and the page (and the CLI's --html files) draw. Sums of per-tool
-// counts only: the Worker never loads a tokenizer.
+// figures GET /v1/catalog answers, the page and the CLI's `catalog stats` (and --html files) show,
+// and the deferrable total a session's reason states. Sums of per-tool counts only (the Worker
+// never loads a tokenizer), all through definitionTokens, so every surface shows the same totals.
 
 import type { CatalogServer, CatalogTool } from "./catalog.ts";
 import { numberTokens } from "./listing.ts";
@@ -41,18 +42,16 @@ export interface ToolRow {
 
 /** Per server: metadata and token sums, the listing forms summed as listing.ts counts them. */
 export function serverSummaries(servers: readonly CatalogServer[], tools: readonly CatalogTool[]): ServerSummary[] {
-  const sums = new Map(servers.map((s) => [s.name, { full: 0, names: 0, shorts: 0, deferred: 0, core: 0 }]));
-  for (const t of tools) {
-    const s = sums.get(t.server);
-    if (!s) continue;
-    s.full += t.tokens.definition;
-    if (t.alwaysLoad) s.core += t.tokens.definition;
-    else ((s.names += t.tokens.name), (s.shorts += t.tokens.short), s.deferred++);
-  }
+  const byServer = new Map<string, CatalogTool[]>(servers.map((s) => [s.name, []]));
+  for (const t of tools) byServer.get(t.server)?.push(t);
   return servers.map((s) => {
-    const x = sums.get(s.name)!;
+    const own = byServer.get(s.name)!;
+    const totals = catalogTotals(own);
+    const deferred = own.filter((t) => !t.alwaysLoad);
+    const x = { full: totals.fullInjection, core: totals.coreTools, names: totals.deferredNames, deferred: deferred.length };
+    const shorts = deferred.reduce((n, t) => n + t.tokens.short, 0);
     // a line per server that lists anything: `label:` + ` short` pieces + separators, or label + count + summary
-    const grouped = x.deferred ? s.tokens.grouped + x.shorts + x.deferred : 0;
+    const grouped = x.deferred ? s.tokens.grouped + shorts + x.deferred : 0;
     const line = x.deferred ? s.tokens.servers + numberTokens(x.deferred) : 0;
     const meta = { ...(s.title ? { title: s.title } : {}), ...(s.description ? { description: s.description } : {}), summary: s.summary };
     return {
@@ -78,15 +77,34 @@ export function toolRows(tools: readonly CatalogTool[]): ToolRow[] {
   }));
 }
 
-/** The catalog-wide sums: every definition, the listing's lines, the always-loaded definitions. */
-export function tokenSums(tools: readonly CatalogTool[]): { fullInjection: number; deferredNames: number; coreTools: number } {
-  let fullInjection = 0;
-  let deferredNames = 0;
-  let coreTools = 0;
-  for (const t of tools) {
-    fullInjection += t.tokens.definition;
-    if (t.alwaysLoad) coreTools += t.tokens.definition;
-    else deferredNames += t.tokens.name;
-  }
-  return { fullInjection, deferredNames, coreTools };
+/**
+ * Tokens of these tools' definitions: the sum of each tool's stored count. The one way any total
+ * of schemas is computed (full injection, deferrable tools, core tools, per server). Tokenizing the
+ * whole tools array instead gives about one token per tool less (separators merge with braces).
+ */
+export function definitionTokens(tools: readonly Pick<CatalogTool, "tokens">[]): number {
+  return tools.reduce((n, t) => n + t.tokens.definition, 0);
+}
+
+export interface CatalogTotals {
+  /** every tool injected */
+  fullInjection: number;
+  /** the tools a session may defer (all but alwaysLoad): what the policy weighs against the context window */
+  deferrable: number;
+  /** the always-loaded tools, in every prompt */
+  coreTools: number;
+  /** the `names` listing's lines of the deferrable tools */
+  deferredNames: number;
+}
+
+/** The catalog-wide sums: every definition, the deferrable ones, the always-loaded ones, the listing's lines. */
+export function catalogTotals(tools: readonly CatalogTool[]): CatalogTotals {
+  const always = tools.filter((t) => t.alwaysLoad);
+  const deferrable = tools.filter((t) => !t.alwaysLoad);
+  return {
+    fullInjection: definitionTokens(tools),
+    deferrable: definitionTokens(deferrable),
+    coreTools: definitionTokens(always),
+    deferredNames: deferrable.reduce((n, t) => n + t.tokens.name, 0),
+  };
 }

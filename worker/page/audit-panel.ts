@@ -3,32 +3,10 @@
 // duration, argument digest and size, result size and note. "More" follows the API's cursor and
 // appends the older events; the rows carry the API's values as data attributes.
 
+import type { AuditEvent, AuditPageAnswer as AuditPage } from "../wire/responses.ts";
 import { api, ApiError } from "./api.ts";
 import { h, int } from "./dom.ts";
 import { offset } from "./timeline.ts";
-
-export interface AuditEvent {
-  id: string;
-  at: string;
-  type: "search" | "activation" | "call" | "denial";
-  tool: string | null;
-  server: string | null;
-  decision: "allow" | "deny";
-  outcome: string;
-  durationMs: number;
-  argsDigest: string | null;
-  argsBytes: number;
-  resultBytes: number;
-  detail: string | null;
-  via: string;
-  /** argument values, only with AUDIT_ARGUMENTS=store */
-  arguments?: unknown;
-}
-
-export interface AuditPage {
-  events: AuditEvent[];
-  cursor: string | null;
-}
 
 /** Events per request: a few searches' worth, so "More" is rarely needed and always cheap. */
 export const AUDIT_PAGE = 25;

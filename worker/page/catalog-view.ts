@@ -3,24 +3,11 @@
 // tools table. The same function draws the page's view (from GET /v1/catalog) and the CLI's
 // `catalog stats --html` file (from the catalog itself).
 
+import type { CatalogInfo } from "../wire/responses.ts";
 import { barChart } from "./chart.ts";
 import { h, int, percent, table } from "./dom.ts";
 import { toolsTable } from "./tools-table.ts";
-import { SERIES, type CatalogView, type ServerSummary, type Total, type ToolRow } from "./types.ts";
-
-/** GET /v1/catalog's answer (the fields the view reads). */
-export interface CatalogInfo {
-  label: string;
-  encoding: string;
-  tools: number;
-  servers: ServerSummary[];
-  tokens: {
-    fullInjection: number;
-    deferredNames: number;
-    coreTools: number;
-    listing: Record<"names" | "grouped" | "servers" | "none", number>;
-  };
-}
+import { SERIES, type CatalogView, type Total, type ToolRow } from "./types.ts";
 
 const FORM_HINTS = {
   names: "every deferred name, a line each",
@@ -31,7 +18,7 @@ const FORM_HINTS = {
 
 /** The view from the API: every figure a sum of the per-tool counts stored in the catalog. */
 export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
-  const { fullInjection, coreTools, listing } = info.tokens;
+  const { fullInjection, deferrable, coreTools, listing } = info.tokens;
   return {
     label: info.label,
     encoding: info.encoding,
@@ -40,6 +27,7 @@ export function viewFromApi(info: CatalogInfo, tools: ToolRow[]): CatalogView {
     tools,
     totals: [
       { key: "full", label: "Full injection", value: fullInjection, hint: "every tool's definition" },
+      { key: "deferrable", label: "Deferrable tools", value: deferrable, hint: "all but the always-loaded: what the policy weighs" },
       ...(Object.keys(FORM_HINTS) as Array<keyof typeof FORM_HINTS>).map((f) => ({
         key: `listing-${f}`,
         label: `Listing: ${f}`,

@@ -4,12 +4,13 @@
 
 import "./page.css";
 import { api, ApiError, apiKey } from "./api.ts";
-import { catalogView, viewFromApi, type CatalogInfo } from "./catalog-view.ts";
+import type { CatalogInfo, CatalogTools } from "../wire/responses.ts";
+import { catalogView, viewFromApi } from "./catalog-view.ts";
 import { h, replace } from "./dom.ts";
 import { policyForm } from "./policy-view.ts";
 import { searchView } from "./search-view.ts";
 import { sessionView } from "./session-view.ts";
-import type { CatalogView, ToolRow } from "./types.ts";
+import type { CatalogView } from "./types.ts";
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const keyForm = $<HTMLFormElement>("key-form");
@@ -41,7 +42,7 @@ function showKeyState(): void {
 
 function loadCatalog(): Promise<CatalogView> {
   if (catalog) return catalog;
-  const loading = Promise.all([api<CatalogInfo>("/v1/catalog"), api<{ tools: ToolRow[] }>("/v1/catalog/tools")]).then(([info, list]) => {
+  const loading = Promise.all([api<CatalogInfo>("/v1/catalog"), api<CatalogTools>("/v1/catalog/tools")]).then(([info, list]) => {
     pinned.textContent = info.label;
     return viewFromApi(info, list.tools);
   });

@@ -2,20 +2,9 @@
 // /v1/sessions would freeze for this key's tenant (its access rules applied first): deferred or
 // full and why, the listing form and why, and how many of the catalog's tools the tenant sees.
 
+import type { PolicyAnswer } from "../wire/responses.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace } from "./dom.ts";
-
-interface PolicyAnswer {
-  model: string;
-  profile: string;
-  deferral: string;
-  mode: "deferred" | "full";
-  reason: string;
-  listing: string | null;
-  coreTools: string[];
-  deferredTools: number;
-  access: { rules: string; catalogTools: number; visibleTools: number; deniedTools: number };
-}
 
 /** A deferred session's reason is the mode's, then `; listing "<form>" ...` (worker/core/frozen.ts). */
 export function splitReason(reason: string): { mode: string; listing: string | null } {

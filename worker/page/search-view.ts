@@ -2,15 +2,9 @@
 // mode), exactly as a model's call is answered. Shows the ranked results with their scores, the
 // query words each matched, what was loaded, the text the model reads, and the round trip.
 
+import type { CreatedSession, SearchAnswer } from "../wire/responses.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace } from "./dom.ts";
-
-interface SearchAnswer {
-  result: string;
-  loaded: string[];
-  alreadyLoaded: string[];
-  matches: Array<{ name: string; description: string; score: number; words: string[] }>;
-}
 
 const EXAMPLES = ["browser screenshot", "+issue github", "mcp__memory", "select:mcp__github__create_issue"];
 const SCRATCH = "toolsearch.scratchSession";
@@ -18,7 +12,7 @@ const SCRATCH = "toolsearch.scratchSession";
 async function scratchSession(): Promise<string> {
   const known = sessionStorage.getItem(SCRATCH);
   if (known) return known;
-  const s = await api<{ id: string }>("/v1/sessions", { method: "POST", body: { model: "playground", deferral: "on" } });
+  const s = await api<CreatedSession>("/v1/sessions", { method: "POST", body: { model: "playground", deferral: "on" } });
   sessionStorage.setItem(SCRATCH, s.id);
   return s.id;
 }

@@ -1,45 +1,15 @@
 // The session view, opened by id (a POST /v1/sessions id or the chat endpoint's
-// x-toolsearch-session): mode, listing form and reason, execution, the plan for the tools a chat
+// x-toolsearch-session): mode, listing form and reason, execution (the frozen mode, and the calls
+// the Worker actually ran, from GET /v1/sessions/:id's workerCalls), the plan for the tools a chat
 // client declared, the frozen system section, the tools array exactly as the model gets it (bytes
 // per tool and in all, prefixHash), then the timeline, the splices and the audit trail.
 
 import { canonicalJson } from "../core/canonical.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace, utf8Bytes } from "./dom.ts";
-import { auditPanel, auditPath, type AuditPage } from "./audit-panel.ts";
-import { splices, timeline, type History } from "./timeline.ts";
-
-interface SessionInfo {
-  id: string;
-  mode: string;
-  reason: string;
-  /** the frozen listing form; null in full mode */
-  listing: string | null;
-  activation: string;
-  execution: string;
-  clientTools: ClientTools | null;
-  model: string;
-  profile: string;
-  catalog: { name: string; version: string; hash: string };
-  activations: string[];
-  createdAt: string;
-}
-
-interface Prompt {
-  system: string;
-  tools: unknown[];
-  prefixHash: string;
-  promptCacheKey: string;
-}
-
-/** The plan for the tools a chat client declares (worker/core/client-tools.ts ClientPlan). */
-interface ClientTools {
-  hash: string;
-  kept: string[];
-  deferred: number;
-  core: string[];
-  reason: string;
-}
+import type { AuditPageAnswer, ClientToolsAnswer, HistoryAnswer, PromptAnswer, SessionInfo } from "../wire/responses.ts";
+import { auditPanel, auditPath } from "./audit-panel.ts";
+import { splices, timeline } from "./timeline.ts";
 
 const toolName = (t: unknown): string =>
   (t as { function?: { name?: string }; name?: string }).function?.name ?? (t as { name?: string }).name ?? "?";
@@ -51,7 +21,7 @@ function kindOf(name: string, activations: readonly string[]): string {
   return name === "toolSearch" || name === "callTool" ? "search" : "core";
 }
 
-function promptSection(p: Prompt, activations: readonly string[], format: HTMLSelectElement): HTMLElement {
+function promptSection(p: PromptAnswer, activations: readonly string[], format: HTMLSelectElement): HTMLElement {
   const rows = p.tools.map((t, i) => {
     const name = toolName(t);
     const cells = [
@@ -97,7 +67,7 @@ function promptSection(p: Prompt, activations: readonly string[], format: HTMLSe
   );
 }
 
-function clientToolsSection(ct: ClientTools): HTMLElement {
+function clientToolsSection(ct: ClientToolsAnswer): HTMLElement {
   const names = (list: string[]) => (list.length ? list.flatMap((n, i) => [i ? ", " : "", h("code", {}, n)]) : ["none"]);
   return h(
     "section",
@@ -118,6 +88,18 @@ function clientToolsSection(ct: ClientTools): HTMLElement {
       h("dd", { "data-fact": "client-reason" }, ct.reason),
     ),
   );
+}
+
+const SURFACES: Record<string, string> = { rest: "REST tool calls", chat: "chat edge rounds", mcp: "the MCP gateway" };
+
+/** What ran, not only what was asked: the audit's calls the Worker ran, whatever the execution mode. */
+export function executionHint(s: Pick<SessionInfo, "execution" | "workerCalls">): string {
+  const total = s.workerCalls.reduce((n, c) => n + c.calls, 0);
+  const ran = `the Worker ran ${int(total)} ${total === 1 ? "call" : "calls"}: ${s.workerCalls
+    .map((c) => `${int(c.calls)} from ${SURFACES[c.via] ?? c.via}`)
+    .join(", ")}`;
+  if (s.execution === "edge") return `the Worker runs catalog tools of servers it can reach; ${total ? ran : "no call yet"}`;
+  return total ? `the chat endpoint leaves tools to the client; ${ran}` : "the client runs every tool; the Worker ran none";
 }
 
 export function sessionView(initialId: string, onError: (e: ApiError) => void): HTMLElement {
@@ -147,19 +129,15 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
       const path = `/v1/sessions/${encodeURIComponent(id)}`;
       const [s, p, hist, audit] = await Promise.all([
         api<SessionInfo>(path),
-        api<Prompt>(`${path}/prompt?format=${format.value}`),
-        api<History>(`${path}/history`),
-        api<AuditPage>(auditPath(id)),
+        api<PromptAnswer>(`${path}/prompt?format=${format.value}`),
+        api<HistoryAnswer>(`${path}/history`),
+        api<AuditPageAnswer>(auditPath(id)),
       ]);
       const facts: Array<[string, string, string?]> = [
         ["Mode", s.mode],
         ["Listing", s.listing ?? "—", s.listing ? "the deferred section's form" : "full mode lists nothing: every tool is injected"],
         ["Reason", s.reason],
-        [
-          "Execution",
-          s.execution,
-          s.execution === "edge" ? "the Worker runs catalog tools of servers it can reach" : "the client runs every tool",
-        ],
+        ["Execution", s.execution, executionHint(s)],
         ["Model", s.model],
         ["Profile", s.profile],
         ["Activation", s.activation],

@@ -3,19 +3,8 @@
 // `call:<name>` and shown as such), the activations in order, and the stored splices (the rounds
 // the chat endpoint ran that the client never saw). Times are offsets from creation.
 
+import type { HistoryAnswer as History } from "../wire/responses.ts";
 import { h, int, svg, table } from "./dom.ts";
-
-export interface History {
-  activations: Array<{ name: string; at: string }>;
-  searches: Array<{ at: string; query: string; loaded: string[] }>;
-  splices: Array<{ seq: number; at: number; hidden: Message[]; reply: { upstream: Message } }>;
-}
-
-interface Message {
-  role: string;
-  content?: unknown;
-  tool_calls?: Array<{ function?: { name?: string; arguments?: string } }>;
-}
 
 const count = (n: number, one: string, many: string) => `${int(n)} ${n === 1 ? one : many}`;
 
@@ -89,6 +78,8 @@ export function timeline(createdAt: string, history: History): HTMLElement {
       : null,
   );
 }
+
+type Message = History["splices"][number]["hidden"][number];
 
 function describe(m: Message): string {
   const calls = (m.tool_calls ?? []).map((c) => `${c.function?.name ?? "?"}(${(c.function?.arguments ?? "").slice(0, 80)})`);

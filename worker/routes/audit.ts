@@ -5,17 +5,18 @@
 
 import { parseAuditQuery } from "../core/audit.ts";
 import { queryTenantAudit } from "../session/audit-store.ts";
-import { json, route, type RouteContext } from "../http.ts";
+import { json, param, route, type RouteContext } from "../http.ts";
 import { SessionClient } from "../session/client.ts";
+import type { AuditPageAnswer } from "../wire/responses.ts";
 
 async function tenantAudit(c: RouteContext): Promise<Response> {
   const q = parseAuditQuery(c.url.searchParams);
-  return json(await queryTenantAudit(c.env.AUDIT, c.tenant, q));
+  return json((await queryTenantAudit(c.env.AUDIT, c.tenant, q)) satisfies AuditPageAnswer);
 }
 
 async function sessionAudit(c: RouteContext): Promise<Response> {
   const q = parseAuditQuery(c.url.searchParams);
-  return json(await SessionClient.of(c, c.params.id!).audit({ ...q, session: undefined }));
+  return json((await SessionClient.of(c, param(c, "id")).audit({ ...q, session: undefined })) satisfies AuditPageAnswer);
 }
 
 export const auditRoutes = [route("GET", "/v1/audit", tenantAudit), route("GET", "/v1/sessions/:id/audit", sessionAudit)];

@@ -2,21 +2,25 @@
 // clients that run their own loop. `:name` is the exposed name; a tool not loaded yet is loaded by
 // the call. 200 with the MCP CallToolResult (a tool's own failure is `isError: true` inside it);
 // arguments that fail the schema are a 400 naming the field and nothing reaches the server; a
-// denied tool is a 403, a server without a SERVERS entry a 409, a server that fails a 502 and one
-// that does not answer in time a 504. The work is the one execution path (session/execution.ts).
+// denied tool is a 403, a server without a SERVERS entry a 409 (a malformed SERVERS: a 500 naming
+// it), a server that fails a 502 and one that does not answer in time a 504. The work is the one
+// execution path (session/execution.ts).
 
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { json, readJson, route, type RouteContext } from "../http.ts";
+import { json, param, readJson, route, type RouteContext } from "../http.ts";
 import { SessionClient } from "../session/client.ts";
 import { sessionCatalog } from "../session/create.ts";
+import { requireServers, settings } from "../settings.ts";
 import { parseCallBody } from "../wire/requests.ts";
 
 async function callTool(c: RouteContext): Promise<Response> {
-  const { id, name } = c.params as { id: string; name: string };
+  const id = param(c, "id");
+  const name = param(c, "name");
   const body = parseCallBody(await readJson(c.request));
   if (!EXPOSED_NAME_RE.test(name))
     throw new ToolsearchError("bad_request", "name: must be an exposed tool name (letters, digits, _ and -, at most 64)");
+  requireServers(settings(c.env));
   const session = SessionClient.of(c, id);
   await sessionCatalog(c, await session.frozen());
   return json(await session.callTool(name, body.arguments, { via: "rest" }));

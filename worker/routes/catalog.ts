@@ -5,11 +5,12 @@
 
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { serverSummaries, tokenSums, toolRows } from "../core/summary.ts";
+import { catalogTotals, serverSummaries, toolRows } from "../core/summary.ts";
 import { json, route, type RouteContext } from "../http.ts";
 import { parsePolicyQuery } from "../wire/requests.ts";
 import { sessionInit } from "../session/create.ts";
 import { sessionAccess } from "../core/access.ts";
+import type { CatalogInfo, CatalogTools, PolicyAnswer } from "../wire/responses.ts";
 
 const pinned = (c: RouteContext) => loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
 
@@ -27,16 +28,16 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
     tools: tools.length,
     tokens: {
       // sums of the per-tool counts the CLI stored (the Worker never loads a tokenizer)
-      ...tokenSums(tools),
+      ...catalogTotals(tools),
       // the system section of each listing form (names, grouped, servers, none), for the tools that are not alwaysLoad
       listing: cat.catalog.listing.sections,
     },
-  });
+  } satisfies CatalogInfo);
 }
 
 async function catalogTools(c: RouteContext): Promise<Response> {
   const cat = await pinned(c);
-  return json({ label: cat.label, tools: toolRows(cat.catalog.tools) });
+  return json({ label: cat.label, tools: toolRows(cat.catalog.tools) } satisfies CatalogTools);
 }
 
 /**
@@ -63,7 +64,7 @@ async function policyPreview(c: RouteContext): Promise<Response> {
       visibleTools: visible,
       deniedTools: denied.size,
     },
-  });
+  } satisfies PolicyAnswer);
 }
 
 export const catalogRoutes = [

@@ -16,7 +16,7 @@ import { ToolsearchError } from "../core/errors.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
 import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER } from "../chat/conversation.ts";
 import { clientToolSet } from "../chat/tool-set-cache.ts";
-import { settings } from "../settings.ts";
+import { requireServers, settings } from "../settings.ts";
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "../chat/model-client.ts";
 import { sessionAccess } from "../core/access.ts";
@@ -44,8 +44,9 @@ async function chat(c: RouteContext): Promise<Response> {
     view = { ...view, activations: loaded.activations };
   }
   const spliced = applySplices(clientMessages, chain, splices);
-  const { upstream: cfg, servers } = settings(c.env);
-  const edge = state.execution === "edge" ? { servers: new Set(servers.keys()), maxRounds: maxEdgeRounds } : undefined;
+  const config = settings(c.env);
+  const edge = state.execution === "edge" ? { servers: new Set(requireServers(config).keys()), maxRounds: maxEdgeRounds } : undefined;
+  const cfg = config.upstream;
   const client = upstreamClient(cfg);
   // the client going away (request.signal) or cancelling the stream aborts the upstream call
   const abort = new AbortController();

@@ -4,7 +4,7 @@
 // everything it shows comes from /v1 with the key the user pastes.
 
 import { ToolsearchError } from "../core/errors.ts";
-import { route, type RouteContext } from "../http.ts";
+import { param, route, type RouteContext } from "../http.ts";
 
 const FILES: Record<string, string> = { "": "index.html", "page.js": "page.js", "page.css": "page.css" };
 
@@ -31,4 +31,4 @@ async function serve(c: RouteContext, name: string): Promise<Response> {
   return new Response(c.request.method === "HEAD" ? null : res.body, { status: res.status, headers });
 }
 
-export const pageRoutes = [route("GET", "/", (c) => serve(c, "")), route("GET", "/page/:file", (c) => serve(c, c.params.file!))];
+export const pageRoutes = [route("GET", "/", (c) => serve(c, "")), route("GET", "/page/:file", (c) => serve(c, param(c, "file")))];

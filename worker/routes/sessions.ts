@@ -8,12 +8,13 @@ import { sessionPromptParts } from "../core/frozen.ts";
 import { composePrompt, type PromptFormat } from "../core/prompt.ts";
 import { answerToolSearch } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
-import { json, readJson, route, type RouteContext } from "../http.ts";
+import { json, param, readJson, route, type RouteContext } from "../http.ts";
 import { sessionAccess } from "../core/access.ts";
 import { SessionClient } from "../session/client.ts";
 import { createSession, sessionCatalog } from "../session/create.ts";
 import type { SessionState } from "../session/state.ts";
 import { parseCreateBody, parseSearchBody } from "../wire/requests.ts";
+import type { CreatedSession, HistoryAnswer, PromptAnswer, SearchAnswer, SessionInfo } from "../wire/responses.ts";
 
 export function catalogRef(cat: LoadedCatalog) {
   return { name: cat.catalog.name, version: cat.catalog.version, hash: cat.catalog.hash };
@@ -40,14 +41,23 @@ function promptFor(
 async function create(c: RouteContext): Promise<Response> {
   const { state, cat } = await createSession(c, parseCreateBody(await readJson(c.request)));
   const prompt = await promptFor(cat, state, "openai");
-  const { id, mode, reason, activation, execution } = state;
-  return json({ id, mode, reason, listing: state.listing ?? null, activation, execution, catalog: catalogRef(cat), prompt }, 201, {
-    location: `/v1/sessions/${id}`,
-  });
+  const { id, mode, reason, activation } = state;
+  const answer = {
+    id,
+    mode,
+    reason,
+    listing: state.listing ?? null,
+    activation,
+    execution: state.execution ?? "client",
+    catalog: catalogRef(cat),
+    prompt,
+  };
+  return json(answer satisfies CreatedSession, 201, { location: `/v1/sessions/${id}` });
 }
 
 async function read(c: RouteContext): Promise<Response> {
-  const state = await SessionClient.of(c, c.params.id!).state();
+  const session = SessionClient.of(c, param(c, "id"));
+  const [state, workerCalls] = await Promise.all([session.state(), session.workerCalls()]);
   const cat = await sessionCatalog(c, state);
   const { id, mode, reason, activation, model, profile, activations, createdAt } = state;
   const ct = state.clientTools;
@@ -65,31 +75,32 @@ async function read(c: RouteContext): Promise<Response> {
     catalog: catalogRef(cat),
     activations,
     clientTools,
+    workerCalls,
     createdAt: new Date(createdAt).toISOString(),
-  });
+  } satisfies SessionInfo);
 }
 
 async function prompt(c: RouteContext): Promise<Response> {
   const format = parseFormat(c.url);
-  const state = await SessionClient.of(c, c.params.id!).state();
+  const state = await SessionClient.of(c, param(c, "id")).state();
   const cat = await sessionCatalog(c, state);
-  return json(await promptFor(cat, state, format));
+  return json((await promptFor(cat, state, format)) satisfies PromptAnswer);
 }
 
 async function toolSearch(c: RouteContext): Promise<Response> {
   const { query, limit } = parseSearchBody(await readJson(c.request));
-  const session = SessionClient.of(c, c.params.id!);
+  const session = SessionClient.of(c, param(c, "id"));
   const state = await session.frozen();
   const cat = await sessionCatalog(c, state);
   const activate = (names: string[], q: string, audit = {}) => session.activate(names, q, audit);
   const answer = await answerToolSearch(cat, state, query, limit, activate, sessionAccess(cat.tools, state), "rest");
   const { result, loaded, alreadyLoaded, matches } = answer;
-  return json({ result, loaded, alreadyLoaded, matches });
+  return json({ result, loaded, alreadyLoaded, matches } satisfies SearchAnswer);
 }
 
 /** GET /v1/sessions/:id/history: activations, searches and splices, read-only (times as ISO strings). */
 async function history(c: RouteContext): Promise<Response> {
-  const id = c.params.id!;
+  const id = param(c, "id");
   const h = await SessionClient.of(c, id).history();
   const iso = (at: number) => new Date(at).toISOString();
   return json({
@@ -97,11 +108,11 @@ async function history(c: RouteContext): Promise<Response> {
     activations: h.activations.map((a) => ({ name: a.name, at: iso(a.at) })),
     searches: h.searches.map((e) => ({ ...e, at: iso(e.at) })),
     splices: h.splices,
-  });
+  } satisfies HistoryAnswer);
 }
 
 async function remove(c: RouteContext): Promise<Response> {
-  await SessionClient.of(c, c.params.id!).remove();
+  await SessionClient.of(c, param(c, "id")).remove();
   return new Response(null, { status: 204 });
 }
 

@@ -1,6 +1,7 @@
 // Where audit rows live. In the session object's SQLite (`audit`, written by the session in the
 // same transaction as the state an event describes; `delivered = 0` rows are the outbox) and in
 // D1 (`audit_events`, worker/migrations/), where a tenant's events are queryable across sessions.
+// The session's own rows also say which calls the Worker ran (workerCalls).
 // Delivery (Outbox) is INSERT OR IGNORE by event id: an alarm that fires twice, or a batch retried
 // after a failure that had in fact committed, never duplicates a row.
 
@@ -32,6 +33,16 @@ export function listSessionAudit(sql: SqlStorage, q: AuditQuery) {
     )
     .toArray();
   return auditPage(rows, q.limit);
+}
+
+/** The calls the Worker ran for a session (any execution mode: a REST call, an edge chat round, the MCP gateway), per surface. */
+export function workerCalls(sql: SqlStorage): Array<{ via: string; calls: number }> {
+  // invalid arguments never reach a server; denials are their own type
+  return sql
+    .exec<{ via: string; calls: number }>(
+      "SELECT via, COUNT(*) AS calls FROM audit WHERE type = 'call' AND outcome != 'invalid_arguments' GROUP BY via ORDER BY via",
+    )
+    .toArray();
 }
 
 function undelivered(sql: SqlStorage, limit: number): AuditRow[] {

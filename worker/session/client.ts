@@ -120,6 +120,13 @@ export class SessionClient {
     return page;
   }
 
+  /** The calls the Worker ran for the session, per surface: what ran, whatever `execution` says. */
+  async workerCalls(): Promise<Array<{ via: string; calls: number }>> {
+    const calls = await this.stub.workerCalls();
+    if (!calls) throw this.gone();
+    return calls;
+  }
+
   /** What happened in the session, read-only (not counted as use). */
   async history(): Promise<SessionHistory> {
     const h = await this.stub.history();

@@ -9,7 +9,7 @@ import { ToolsearchError } from "../core/errors.ts";
 import { freezeSession, type SessionRequest } from "../core/frozen.ts";
 import { gatewayOffer, mcpInstructions } from "../core/mcp-tools.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
-import { settings } from "../settings.ts";
+import { requireServers, settings } from "../settings.ts";
 import type { RouteContext } from "../http.ts";
 import { SessionClient } from "./client.ts";
 import type { SessionInit, SessionState } from "./state.ts";
@@ -76,13 +76,14 @@ export async function sessionInit(
   req: CreateRequest,
   id = newSessionId(),
 ): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
-  const { catalogFile, policy, ttlMs, storeArguments, servers } = settings(c.env);
+  const config = settings(c.env);
+  const { catalogFile, policy, ttlMs, storeArguments } = config;
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
   const access = accessFor(policy.access, c.tenant);
   const view = accessView(cat.tools, access);
   let visible = view.candidates ? cat.catalog.tools.filter((t) => view.candidates!.has(t.name)) : cat.catalog.tools;
   // the MCP gateway offers only what it can run: tools of servers in SERVERS
-  const gateway = req.mcp && gatewayOffer(visible, servers);
+  const gateway = req.mcp && gatewayOffer(visible, requireServers(config));
   if (gateway) visible = gateway.offered;
   const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
   const mcp = req.mcp &&

@@ -82,6 +82,8 @@ export async function executeCall(
     audit({ type: "denial", outcome: "denied", detail: reason });
     return { ok: false, code: "forbidden", message: notAvailable(name), outcome: "denied" };
   }
+  // a malformed SERVERS: the call cannot run, and the message says why (an error does not cross the object's RPC intact)
+  if (cfg.serversProblem) return { ok: false, code: "internal", message: cfg.serversProblem };
   const server = cfg.servers.get(tool.server);
   if (!server) {
     return { ok: false, code: "not_executable", message: `server ${tool.server} has no SERVERS entry: its tools are run by the client` };

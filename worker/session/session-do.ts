@@ -17,7 +17,7 @@ import type { Splice } from "../core/splice.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { AUDIT_SCHEMA, insertAudit, listSessionAudit, Outbox, outboxSize } from "./audit-store.ts";
+import { AUDIT_SCHEMA, insertAudit, listSessionAudit, Outbox, outboxSize, workerCalls } from "./audit-store.ts";
 import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
 import { SERVER_SESSIONS_SCHEMA, ServerSessions } from "./server-sessions.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
@@ -259,6 +259,11 @@ export class SessionDO extends DurableObject<Env> {
   audit(q: AuditQuery) {
     if (!this.row()) return null;
     return listSessionAudit(this.sql, q);
+  }
+
+  /** The calls the Worker ran for this session, per surface (null: no session). */
+  workerCalls(): Array<{ via: string; calls: number }> | null {
+    return this.row() ? workerCalls(this.sql) : null;
   }
 
   events(): Array<{ at: number; query: string; loaded: string[] }> {
