@@ -1,12 +1,12 @@
 // Calls into the real Worker inside workerd. `call` goes through the deployed entry (exports);
 // `callWith` runs the same fetch handler with vars overridden (another pinned catalog), still
 // with the real ASSETS and Durable Object bindings. Both check every successful REST answer against its
-// schema (worker/wire/responses.ts), so the types the page imports cannot drift from what routes answer.
+// schema (worker/wire/answers.ts), so the types the page imports cannot drift from what routes answer.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { z } from "zod";
 import worker from "../../worker/index.ts";
-import * as answers from "../../worker/wire/responses.ts";
+import * as answers from "../../worker/wire/answers.ts";
 
 export const BASE = "https://toolsearch.test";
 
@@ -31,7 +31,7 @@ export function request(method: string, path: string, body?: unknown, headers: R
   return new Request(`${BASE}${path}`, init);
 }
 
-/** The schema of each REST answer (worker/wire/responses.ts), by method and path. */
+/** The schema of each REST answer (worker/wire/answers.ts), by method and path. */
 const ANSWERS: Array<[string, RegExp, z.ZodTypeAny]> = [
   ["POST", /^\/v1\/sessions$/, answers.createdSession],
   ["GET", /^\/v1\/sessions\/[^/]+$/, answers.sessionInfo],

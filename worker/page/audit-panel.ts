@@ -3,7 +3,7 @@
 // duration, argument digest and size, result size and note. "More" follows the API's cursor and
 // appends the older events; the rows carry the API's values as data attributes.
 
-import type { AuditEvent, AuditPageAnswer as AuditPage } from "../wire/responses.ts";
+import type { AuditEvent, AuditPageAnswer as AuditPage } from "../wire/answers.ts";
 import { api, ApiError } from "./api.ts";
 import { h, int } from "./dom.ts";
 import { offset } from "./timeline.ts";

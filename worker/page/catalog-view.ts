@@ -3,7 +3,7 @@
 // tools table. The same function draws the page's view (from GET /v1/catalog) and the CLI's
 // `catalog stats --html` file (from the catalog itself).
 
-import type { CatalogInfo } from "../wire/responses.ts";
+import type { CatalogInfo } from "../wire/answers.ts";
 import { barChart } from "./chart.ts";
 import { h, int, percent, table } from "./dom.ts";
 import { toolsTable } from "./tools-table.ts";

@@ -4,7 +4,7 @@
 
 import "./page.css";
 import { api, ApiError, apiKey } from "./api.ts";
-import type { CatalogInfo, CatalogTools } from "../wire/responses.ts";
+import type { CatalogInfo, CatalogTools } from "../wire/answers.ts";
 import { catalogView, viewFromApi } from "./catalog-view.ts";
 import { h, replace } from "./dom.ts";
 import { policyForm } from "./policy-view.ts";

@@ -2,7 +2,7 @@
 // /v1/sessions would freeze for this key's tenant (its access rules applied first): deferred or
 // full and why, the listing form and why, and how many of the catalog's tools the tenant sees.
 
-import type { PolicyAnswer } from "../wire/responses.ts";
+import type { PolicyAnswer } from "../wire/answers.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace } from "./dom.ts";
 

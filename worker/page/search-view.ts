@@ -2,7 +2,7 @@
 // mode), exactly as a model's call is answered. Shows the ranked results with their scores, the
 // query words each matched, what was loaded, the text the model reads, and the round trip.
 
-import type { CreatedSession, SearchAnswer } from "../wire/responses.ts";
+import type { CreatedSession, SearchAnswer } from "../wire/answers.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace } from "./dom.ts";
 

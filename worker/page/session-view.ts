@@ -7,7 +7,7 @@
 import { canonicalJson } from "../core/canonical.ts";
 import { api, ApiError } from "./api.ts";
 import { field, h, int, replace, utf8Bytes } from "./dom.ts";
-import type { AuditPageAnswer, ClientToolsAnswer, HistoryAnswer, PromptAnswer, SessionInfo } from "../wire/responses.ts";
+import type { AuditPageAnswer, ClientToolsAnswer, HistoryAnswer, PromptAnswer, SessionInfo } from "../wire/answers.ts";
 import { auditPanel, auditPath } from "./audit-panel.ts";
 import { splices, timeline } from "./timeline.ts";
 

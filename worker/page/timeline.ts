@@ -3,7 +3,7 @@
 // `call:<name>` and shown as such), the activations in order, and the stored splices (the rounds
 // the chat endpoint ran that the client never saw). Times are offsets from creation.
 
-import type { HistoryAnswer as History } from "../wire/responses.ts";
+import type { HistoryAnswer as History } from "../wire/answers.ts";
 import { h, int, svg, table } from "./dom.ts";
 
 const count = (n: number, one: string, many: string) => `${int(n)} ${n === 1 ? one : many}`;

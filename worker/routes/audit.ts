@@ -7,7 +7,7 @@ import { parseAuditQuery } from "../core/audit.ts";
 import { queryTenantAudit } from "../session/audit-store.ts";
 import { json, param, route, type RouteContext } from "../http.ts";
 import { SessionClient } from "../session/client.ts";
-import type { AuditPageAnswer } from "../wire/responses.ts";
+import type { AuditPageAnswer } from "../wire/answers.ts";
 
 async function tenantAudit(c: RouteContext): Promise<Response> {
   const q = parseAuditQuery(c.url.searchParams);

@@ -10,7 +10,7 @@ import { json, route, type RouteContext } from "../http.ts";
 import { parsePolicyQuery } from "../wire/requests.ts";
 import { sessionInit } from "../session/create.ts";
 import { sessionAccess } from "../core/access.ts";
-import type { CatalogInfo, CatalogTools, PolicyAnswer } from "../wire/responses.ts";
+import type { CatalogInfo, CatalogTools, PolicyAnswer } from "../wire/answers.ts";
 
 const pinned = (c: RouteContext) => loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
 

@@ -6,7 +6,7 @@
 import { loadCatalog } from "../catalogs.ts";
 import { configReport, settings } from "../settings.ts";
 import { json, route, type RouteContext } from "../http.ts";
-import type { HealthAnswer } from "../wire/responses.ts";
+import type { HealthAnswer } from "../wire/answers.ts";
 
 async function health(c: RouteContext): Promise<Response> {
   const config = settings(c.env);

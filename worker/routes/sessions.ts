@@ -14,7 +14,7 @@ import { SessionClient } from "../session/client.ts";
 import { createSession, sessionCatalog } from "../session/create.ts";
 import type { SessionState } from "../session/state.ts";
 import { parseCreateBody, parseSearchBody } from "../wire/requests.ts";
-import type { CreatedSession, HistoryAnswer, PromptAnswer, SearchAnswer, SessionInfo } from "../wire/responses.ts";
+import type { CreatedSession, HistoryAnswer, PromptAnswer, SearchAnswer, SessionInfo } from "../wire/answers.ts";
 
 export function catalogRef(cat: LoadedCatalog) {
   return { name: cat.catalog.name, version: cat.catalog.version, hash: cat.catalog.hash };
