@@ -17,8 +17,8 @@ import type { Splice } from "../core/splice.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { AUDIT_SCHEMA, insertAudit, listSessionAudit, Outbox, outboxSize } from "./audit-store.ts";
-import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
+import { AUDIT_SCHEMA, completeAudit, insertAudit, listSessionAudit, markUnknown, Outbox, outboxSize } from "./audit-store.ts";
+import { closeServerSessions, executeCall, type CallContext, type CallEnd, type CallOutcome } from "./execution.ts";
 import { SERVER_SESSIONS_SCHEMA, ServerSessions } from "./server-sessions.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 
@@ -32,10 +32,14 @@ export class SessionDO extends DurableObject<Env> {
   /** the alarm this instance last set (null: none; undefined: not known since the object started) */
   private alarmAt: number | null | undefined;
 
+  /** calls in flight in this instance, by their audit row's id (aborted when the session is deleted) */
+  private inflight = new Map<string, AbortController>();
+  /** whether the schema exists: an object only ever read or probed must not get storage */
+  private hasSchema: boolean;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.migrate();
     this.servers = new ServerSessions(this.sql);
     this.outbox = new Outbox(
       this.sql,
@@ -43,9 +47,16 @@ export class SessionDO extends DurableObject<Env> {
       () => this.schedule(),
       (p) => ctx.waitUntil(p),
     );
+    // a read: an object that was only probed stays without storage
+    this.hasSchema = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session'").toArray().length > 0;
+    if (this.hasSchema) {
+      this.migrate(); // new tables of a newer version (IF NOT EXISTS)
+      // calls still `started` belonged to an instance that is gone: their answer is lost
+      if (markUnknown(this.sql, new Set())) void this.schedule();
+    }
   }
 
-  /** Schema, created once per object (IF NOT EXISTS: also after deleteAll). */
+  /** Schema: created with the session (never by a read), IF NOT EXISTS also after deleteAll. */
   private migrate(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS session (
@@ -54,6 +65,7 @@ export class SessionDO extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);
       ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA}`);
+    this.hasSchema = true;
   }
 
   private init(): SessionInit | null {
@@ -62,12 +74,25 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /** Audit rows for `events` (call inside the transaction that writes the state they describe). */
-  private writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): void {
+  private writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): string[] {
     const tenant = init.tenant ?? this.ctx.id.name?.split("/")[0] ?? "";
-    insertAudit(
-      this.sql,
-      events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id)),
-    );
+    const rows = events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id));
+    insertAudit(this.sql, rows);
+    return rows.map((r) => r.id);
+  }
+
+  /** A call's write-ahead row; the call ends it, or the session's deletion aborts it first. */
+  private begin(init: SessionInit, event: Omit<AuditInput, "outcome">) {
+    const [id] = this.writeAudit(init, [{ ...event, outcome: "started" }]);
+    const ctl = new AbortController();
+    this.inflight.set(id!, ctl);
+    return {
+      signal: ctl.signal,
+      end: (end: CallEnd) => {
+        completeAudit(this.sql, id!, end);
+        this.inflight.delete(id!);
+      },
+    };
   }
 
   /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
@@ -82,6 +107,7 @@ export class SessionDO extends DurableObject<Env> {
    * in between: storage calls run in issue order, so the last one issued reflects the latest state.
    */
   private schedule(): Promise<void> {
+    if (!this.hasSchema) return Promise.resolve();
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
     if (!r) this.sql.exec("DELETE FROM audit WHERE delivered = 1");
     const expiry = r ? r.last_used_at + r.ttl_ms : Infinity;
@@ -97,6 +123,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   private row(): { data: string; created_at: number; last_used_at: number } | undefined {
+    if (!this.hasSchema) return undefined;
     return this.sql
       .exec<{ data: string; created_at: number; last_used_at: number }>("SELECT data, created_at, last_used_at FROM session")
       .toArray()[0];
@@ -112,6 +139,7 @@ export class SessionDO extends DurableObject<Env> {
   /** Create the session; false when this object already holds one (ids are never reused). */
   async create(init: SessionInit): Promise<SessionState | null> {
     if (this.row()) return null;
+    this.migrate();
     const now = Date.now();
     this.sql.exec(
       "INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)",
@@ -242,7 +270,8 @@ export class SessionDO extends DurableObject<Env> {
         init,
         activations: this.activationNames(),
         activate: (names, query, audit) => this.activate(names, query, audit),
-        writeAudit: (events) => this.writeAudit(init, events),
+        writeAudit: (events) => void this.writeAudit(init, events),
+        begin: (event) => this.begin(init, event),
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
       },
@@ -262,6 +291,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   events(): Array<{ at: number; query: string; loaded: string[] }> {
+    if (!this.hasSchema) return [];
     return this.sql
       .exec<{ at: number; query: string; loaded: string }>("SELECT at, query, loaded FROM events ORDER BY seq")
       .toArray()
@@ -284,28 +314,44 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /**
-   * Delete the session: close its upstream MCP sessions (HTTP DELETE), then remove everything it
-   * stored except audit rows D1 does not have yet. False if there was no session.
+   * Delete the session: cancel its calls in flight (the server is told; their rows end
+   * `cancelled`), close its upstream MCP sessions (HTTP DELETE), then remove everything it stored
+   * except audit rows D1 does not have yet. False if there was no session.
    */
   async remove(): Promise<boolean> {
     const init = this.init();
-    if (init) await closeServerSessions(this.servers, settings(this.env), init.id);
+    if (!init) return false;
+    for (const ctl of this.inflight.values()) ctl.abort(new Error("the session was deleted"));
+    await closeServerSessions(this.servers, settings(this.env), init.id);
     this.ctx.storage.transactionSync(() => {
       for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
       this.servers.clear();
       this.sql.exec("DELETE FROM audit WHERE delivered = 1");
     });
     if (outboxSize(this.sql)) await this.kickDelivery();
-    else await this.schedule();
-    return !!init;
+    if (!(await this.dropIfEmpty())) await this.schedule();
+    return true;
+  }
+
+  /** Nothing left to keep (no session, no row D1 lacks, no call in flight): drop the storage. */
+  private async dropIfEmpty(): Promise<boolean> {
+    if (this.row() || this.inflight.size) return false;
+    if (this.hasSchema && this.sql.exec("SELECT 1 FROM audit WHERE delivered = 0 LIMIT 1").toArray().length) return false;
+    // first: nothing that runs while deleteAll() is awaited may use the tables
+    this.hasSchema = false;
+    this.alarmAt = null;
+    await this.ctx.storage.deleteAll(); // also the alarm
+    return true;
   }
 
   async alarm(): Promise<void> {
     // alarms may fire more than once: delivery is idempotent, and expiry checks the clock
     this.alarmAt = undefined;
+    if (!this.hasSchema) return void (await this.ctx.storage.deleteAll()); // an object that only ever got probed
+    markUnknown(this.sql, new Set(this.inflight.keys()));
     await this.kickDelivery();
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
     if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
-    else await this.schedule();
+    if (!(await this.dropIfEmpty())) await this.schedule();
   }
 }
