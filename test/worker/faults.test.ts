@@ -2,10 +2,13 @@
 // gone), a missing secret (a config problem, nothing sent), a profile core tool the tenant is
 // denied, a session deleted while its call runs on a slow server (the server records the
 // cancellation), malformed percent-encoding in a path (through the one handler, after the key
-// check), and reads or probes of unknown or foreign ids (no Durable Object storage appears).
-import { listDurableObjectIds, runDurableObjectAlarm } from "cloudflare:test";
+// check), reads or probes of unknown or foreign ids (no Durable Object storage appears), and an
+// empty object an older version left, cleaned when its alarm fires.
+import { listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { migrate } from "../../worker/session/schema.ts";
+import type { SessionDO } from "../../worker/session/session-do.ts";
 import { call, callTool, callWith, d1Rows, EDGE, edgeSession, fixture, upstreamOf, type Json } from "./helpers.ts";
 
 const sessionAudit = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500`)).body.events as Json[];
@@ -114,5 +117,19 @@ describe("no state from refused or foreign requests", () => {
       [415, null],
     ]);
     expect((await listDurableObjectIds(env.SESSIONS)).length).toBe(before);
+  });
+
+  it("an empty object left by an older version (tables, no session, an alarm) drops its storage when the alarm fires", async () => {
+    const stub = env.SESSIONS.getByName(`tenant-a/ses_${"E".repeat(32)}`);
+    await runInDurableObject(stub, async (_o: SessionDO, state) => {
+      migrate(state.storage.sql); // what every probe used to leave
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const left = await runInDurableObject(stub, async (_o: SessionDO, state) => ({
+      tables: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").one().n,
+      alarm: await state.storage.getAlarm(),
+    }));
+    expect(left).toEqual({ tables: 0, alarm: null });
   });
 });

@@ -5,9 +5,10 @@
 // client did not), the kept-alive upstream MCP sessions, and the audit rows (written in the same
 // transaction as the state they describe; undelivered rows are the outbox to D1). State changes
 // use synchronous ctx.storage.sql in transactions, so concurrent calls cannot lose or duplicate an
-// activation. One alarm serves both the idle-session TTL and the outbox retry (the earlier of the
-// two). Deletion closes the upstream sessions and removes everything but undelivered audit rows,
-// which stay until D1 has them.
+// activation. Calls are written ahead (calls-in-flight.ts). The schema is created with the session,
+// never by a read (schema.ts). One alarm serves the idle-session TTL and the outbox retry (the
+// earlier of the two). Deletion cancels calls in flight, closes the upstream sessions and removes
+// everything but undelivered audit rows, which stay until D1 has them; then the storage is dropped.
 
 import { DurableObject } from "cloudflare:workers";
 import { auditRow, eventId, type AuditInput, type AuditQuery } from "../core/audit.ts";
@@ -17,9 +18,11 @@ import type { Splice } from "../core/splice.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { AUDIT_SCHEMA, completeAudit, insertAudit, listSessionAudit, markUnknown, Outbox, outboxSize } from "./audit-store.ts";
-import { closeServerSessions, executeCall, type CallContext, type CallEnd, type CallOutcome } from "./execution.ts";
-import { SERVER_SESSIONS_SCHEMA, ServerSessions } from "./server-sessions.ts";
+import { insertAudit, listSessionAudit, Outbox, outboxSize } from "./audit-store.ts";
+import { CallsInFlight } from "./calls-in-flight.ts";
+import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
+import { hasSchema, migrate } from "./schema.ts";
+import { ServerSessions } from "./server-sessions.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 
 const MAX_SPLICES = 500;
@@ -32,9 +35,8 @@ export class SessionDO extends DurableObject<Env> {
   /** the alarm this instance last set (null: none; undefined: not known since the object started) */
   private alarmAt: number | null | undefined;
 
-  /** calls in flight in this instance, by their audit row's id (aborted when the session is deleted) */
-  private inflight = new Map<string, AbortController>();
-  /** whether the schema exists: an object only ever read or probed must not get storage */
+  private calls = new CallsInFlight(() => this.sql);
+  /** whether the schema exists (schema.ts): an object only ever read or probed must not get storage */
   private hasSchema: boolean;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -47,24 +49,16 @@ export class SessionDO extends DurableObject<Env> {
       () => this.schedule(),
       (p) => ctx.waitUntil(p),
     );
-    // a read: an object that was only probed stays without storage
-    this.hasSchema = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session'").toArray().length > 0;
+    this.hasSchema = hasSchema(this.sql);
     if (this.hasSchema) {
-      this.migrate(); // new tables of a newer version (IF NOT EXISTS)
-      // calls still `started` belonged to an instance that is gone: their answer is lost
-      if (markUnknown(this.sql, new Set())) void this.schedule();
+      this.migrate(); // tables a newer version adds
+      // rows still `started` belonged to an instance that is gone: their answer is lost
+      if (this.calls.settle()) void this.schedule();
     }
   }
 
-  /** Schema: created with the session (never by a read), IF NOT EXISTS also after deleteAll. */
   private migrate(): void {
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS session (
-        id TEXT PRIMARY KEY, data TEXT NOT NULL, created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);
-      ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA}`);
+    migrate(this.sql);
     this.hasSchema = true;
   }
 
@@ -79,20 +73,6 @@ export class SessionDO extends DurableObject<Env> {
     const rows = events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id));
     insertAudit(this.sql, rows);
     return rows.map((r) => r.id);
-  }
-
-  /** A call's write-ahead row; the call ends it, or the session's deletion aborts it first. */
-  private begin(init: SessionInit, event: Omit<AuditInput, "outcome">) {
-    const [id] = this.writeAudit(init, [{ ...event, outcome: "started" }]);
-    const ctl = new AbortController();
-    this.inflight.set(id!, ctl);
-    return {
-      signal: ctl.signal,
-      end: (end: CallEnd) => {
-        completeAudit(this.sql, id!, end);
-        this.inflight.delete(id!);
-      },
-    };
   }
 
   /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
@@ -271,7 +251,7 @@ export class SessionDO extends DurableObject<Env> {
         activations: this.activationNames(),
         activate: (names, query, audit) => this.activate(names, query, audit),
         writeAudit: (events) => void this.writeAudit(init, events),
-        begin: (event) => this.begin(init, event),
+        begin: (event) => this.calls.begin((e) => this.writeAudit(init, [{ ...event, ...e }])[0]!),
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
       },
@@ -321,7 +301,7 @@ export class SessionDO extends DurableObject<Env> {
   async remove(): Promise<boolean> {
     const init = this.init();
     if (!init) return false;
-    for (const ctl of this.inflight.values()) ctl.abort(new Error("the session was deleted"));
+    this.calls.abortAll("the session was deleted");
     await closeServerSessions(this.servers, settings(this.env), init.id);
     this.ctx.storage.transactionSync(() => {
       for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
@@ -335,7 +315,7 @@ export class SessionDO extends DurableObject<Env> {
 
   /** Nothing left to keep (no session, no row D1 lacks, no call in flight): drop the storage. */
   private async dropIfEmpty(): Promise<boolean> {
-    if (this.row() || this.inflight.size) return false;
+    if (this.row() || this.calls.size) return false;
     if (this.hasSchema && this.sql.exec("SELECT 1 FROM audit WHERE delivered = 0 LIMIT 1").toArray().length) return false;
     // first: nothing that runs while deleteAll() is awaited may use the tables
     this.hasSchema = false;
@@ -348,7 +328,7 @@ export class SessionDO extends DurableObject<Env> {
     // alarms may fire more than once: delivery is idempotent, and expiry checks the clock
     this.alarmAt = undefined;
     if (!this.hasSchema) return void (await this.ctx.storage.deleteAll()); // an object that only ever got probed
-    markUnknown(this.sql, new Set(this.inflight.keys()));
+    this.calls.settle();
     await this.kickDelivery();
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
     if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
