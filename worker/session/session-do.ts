@@ -26,6 +26,8 @@ import { ServerSessions } from "./server-sessions.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 
 const MAX_SPLICES = 500;
+/** how long after a call starts the object wakes, in case the instance died meanwhile */
+const SETTLE_AFTER_MS = 60_000;
 
 export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
@@ -81,7 +83,8 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /**
-   * The one alarm: at or before the earlier of the session's expiry and the outbox retry, or none
+   * The one alarm: at or before the earlier of the session's expiry and the outbox's delivery
+   * (about a second after rows appear, so rows go to D1 in batches; longer after failures), or none
    * when neither is left. An alarm already set earlier stays (its handler re-checks and moves it),
    * so a busy session does not rewrite its alarm on every call. Computed and issued with no await
    * in between: storage calls run in issue order, so the last one issued reflects the latest state.
@@ -97,9 +100,14 @@ export class SessionDO extends DurableObject<Env> {
       this.alarmAt = null;
       return this.ctx.storage.deleteAlarm();
     }
-    if (typeof this.alarmAt === "number" && this.alarmAt <= next) return Promise.resolve();
-    this.alarmAt = next;
-    return this.ctx.storage.setAlarm(next);
+    return this.wakeBy(next);
+  }
+
+  /** An alarm at `at` at the latest (an earlier one stays). */
+  private wakeBy(at: number): Promise<void> {
+    if (typeof this.alarmAt === "number" && this.alarmAt <= at) return Promise.resolve();
+    this.alarmAt = at;
+    return this.ctx.storage.setAlarm(at);
   }
 
   private row(): { data: string; created_at: number; last_used_at: number } | undefined {
@@ -236,7 +244,8 @@ export class SessionDO extends DurableObject<Env> {
       this.writeAudit(init, events, now);
       return { loaded, alreadyLoaded, activations: this.activationNames() };
     });
-    if (result) void this.kickDelivery();
+    // delivered in a batch by the alarm, about a second after rows appear (not on the response's way out)
+    if (result) void this.schedule();
     return result;
   }
 
@@ -251,7 +260,11 @@ export class SessionDO extends DurableObject<Env> {
         activations: this.activationNames(),
         activate: (names, query, audit) => this.activate(names, query, audit),
         writeAudit: (events) => void this.writeAudit(init, events),
-        begin: (event) => this.calls.begin((e) => this.writeAudit(init, [{ ...event, ...e }])[0]!),
+        begin: (event) => {
+          // should this instance die mid-call, an alarm wakes the object to settle the row (unknown) and deliver it
+          void this.wakeBy(Date.now() + SETTLE_AFTER_MS);
+          return this.calls.begin((e) => this.writeAudit(init, [{ ...event, ...e }])[0]!);
+        },
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
       },
@@ -260,7 +273,7 @@ export class SessionDO extends DurableObject<Env> {
       args,
       context,
     );
-    void this.kickDelivery();
+    void this.schedule(); // the alarm delivers the rows, batched
     return outcome;
   }
 
