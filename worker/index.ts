@@ -1,5 +1,6 @@
 // Worker entry: routing and the one error handler. /v1/* and /mcp need an API key (worker/auth.ts),
-// checked before anything else so an unauthenticated caller learns nothing. Every other response
+// checked before anything else so an unauthenticated caller learns nothing; path parameters are
+// decoded after it, inside the handler (malformed percent-encoding is a 400, never a bare 500). Every other response
 // carries x-catalog; every error is `{ error: { code, message } }` with the status of its
 // ToolsearchError (a route may render it in its protocol's shape: JSON-RPC on /mcp); a Durable
 // Object that failed or was reset is a 503 to retry; anything else is a 500 whose details stay in

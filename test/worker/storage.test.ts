@@ -45,6 +45,8 @@ describe("SessionDO", () => {
     const idle = await newSession();
     const used = await newSession();
     await search(used.id, "select:mcp__shop__get_order");
+    // the search's audit rows set the delivery alarm (about a second ahead); run it: delivered, the alarm moves to expiry
+    expect(await runDurableObjectAlarm(sessionObject(used.id))).toBe(true);
     for (const s of [idle, used]) {
       const stub = sessionObject(s.id);
       const ttl = Number(env.SESSION_TTL_SECONDS) * 1000;
