@@ -1,5 +1,6 @@
 // Worker entry: routing and the one error handler. /v1/* and /mcp need an API key (worker/auth.ts),
-// checked before anything else so an unauthenticated caller learns nothing. Every other response
+// checked before anything else so an unauthenticated caller learns nothing; path parameters are
+// decoded after it, inside the handler (malformed percent-encoding is a 400, never a bare 500). Every other response
 // carries x-catalog; every error is `{ error: { code, message } }` with the status of its
 // ToolsearchError (a route may render it in its protocol's shape: JSON-RPC on /mcp); a Durable
 // Object that failed or was reset is a 503 to retry; anything else is a 500 whose details stay in
@@ -42,9 +43,22 @@ function match(method: string, path: string): { route: Route; params: Record<str
     if (!m) continue;
     pathMatched = true;
     if (r.method !== method && !(method === "HEAD" && r.method === "GET")) continue;
-    return { route: r, params: Object.fromEntries(r.keys.map((k, i) => [k, decodeURIComponent(m[i + 1]!)])) };
+    // raw: decoding can throw, so it happens in the handler, after the key check (decodeParams)
+    return { route: r, params: Object.fromEntries(r.keys.map((k, i) => [k, m[i + 1]!])) };
   }
   return pathMatched ? "wrong-method" : null;
+}
+
+function decodeParams(params: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    try {
+      out[k] = decodeURIComponent(v);
+    } catch {
+      throw new ToolsearchError("bad_request", `${k}: malformed percent-encoding in the path`);
+    }
+  }
+  return out;
 }
 
 function toError(e: unknown, where: string): ToolsearchError {
@@ -83,7 +97,7 @@ export default {
       if (found === null) throw new ToolsearchError("not_found", `no route ${request.method} ${url.pathname.slice(0, 200)}`);
       if (found === "wrong-method")
         throw new ToolsearchError("method_not_allowed", `${request.method} is not allowed on ${url.pathname.slice(0, 200)}`);
-      const c: RouteContext = { request, env, ctx, url, tenant, params: found.params, setCatalogLabel: (l) => (label = l) };
+      const c: RouteContext = { request, env, ctx, url, tenant, params: decodeParams(found.params), setCatalogLabel: (l) => (label = l) };
       response = await found.route.handler(c);
     } catch (e) {
       const err = toError(e, `${request.method} ${url.pathname.slice(0, 200)}`);

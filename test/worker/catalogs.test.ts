@@ -2,6 +2,7 @@
 // that pins a newer one; a catalog file that is gone answers 409 for its sessions; a missing or
 // tampered pinned catalog (or one in the old format) makes every route 503 with a JSON error
 // naming the file and the reason.
+import { sessionIdOf } from "../../worker/session/ids.ts";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -35,7 +36,8 @@ describe("pinning", () => {
   });
 
   it("a session whose catalog file is no longer deployed answers 409", async () => {
-    const id = `ses_${"A".repeat(32)}`;
+    // an id issued for tenant A (ids.ts), for a session stored directly in its object
+    const id = await sessionIdOf(undefined, "tenant-a", new Uint8Array(16));
     const stub = sessionObject(id);
     await runInDurableObject(stub, (o: SessionDO) =>
       o.create({

@@ -163,7 +163,7 @@ describe("kept-alive upstream sessions", () => {
     const after = await upstreamOf(s.id);
     expect(after).not.toBe(before);
     expect((await fixtureCalls(after)).map((c) => c.tool)).toEqual(["counter_add"]);
-    expect((await sessionAudit(s.id))[0]).toMatchObject({ outcome: "ok", detail: "upstream session re-initialized" });
+    expect((await sessionAudit(s.id))[0]).toMatchObject({ outcome: "ok", detail: expect.stringMatching(/^reconnected: /) });
     expect((await callTool(s.id, "mcp__fixture__counter_add", { n: 1 })).body.content).toEqual([{ type: "text", text: "total: 2" }]);
   });
 
@@ -188,12 +188,20 @@ describe("kept-alive upstream sessions", () => {
 });
 
 describe("faults", () => {
-  it("a server slower than its timeoutMs is a 504, audited as timeout", async () => {
+  it("a server slower than its timeoutMs is a 504, audited as timeout, and the server is told to cancel", async () => {
     const s = await edgeSession();
+    await callTool(s.id, "mcp__fixture__counter_get", {});
+    const upstream = await upstreamOf(s.id);
     const r = await callTool(s.id, "mcp__fixture__slow", { ms: 8000 });
     expect(r.status).toBe(504);
-    expect(r.body.error).toEqual({ code: "upstream_timeout", message: "server fixture did not answer mcp__fixture__slow within 3000 ms" });
+    expect(r.body.error).toEqual({
+      code: "upstream_timeout",
+      message: "server fixture did not answer mcp__fixture__slow within 3000 ms; the request was cancelled on the server",
+    });
     expect((await sessionAudit(s.id))[0]).toMatchObject({ type: "call", outcome: "timeout" });
+    // the server saw notifications/cancelled for the call: its tool stopped instead of running on
+    const cancelled = ((await fixture("stats")).cancelled as Json[]).filter((c) => c.session === upstream);
+    expect(cancelled).toEqual([{ tool: "slow", session: upstream, reason: expect.stringMatching(/timed out/i) }]);
   });
 
   it("a response cut off mid-call is a 502; the next call works", async () => {

@@ -6,7 +6,21 @@
 import { ToolsearchError } from "./errors.ts";
 
 export type AuditType = "search" | "activation" | "call" | "denial";
-export const AUDIT_OUTCOMES = ["ok", "tool_error", "timeout", "transport_error", "denied", "invalid_arguments"] as const;
+// `started`: a call's row written before it is sent (write-ahead), completed with its outcome when
+// it ends; `unknown`: still started when its session object restarted (the answer was lost);
+// `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent.
+export const AUDIT_OUTCOMES = [
+  "ok",
+  "tool_error",
+  "timeout",
+  "transport_error",
+  "cancelled",
+  "config_error",
+  "started",
+  "unknown",
+  "denied",
+  "invalid_arguments",
+] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial"];
 

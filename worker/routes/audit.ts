@@ -1,9 +1,11 @@
 // The audit trail. GET /v1/audit: the caller's tenant's events across sessions, from D1. GET
 // /v1/sessions/:id/audit: one session's events, from the session's own storage (complete even
 // while delivery to D1 is behind). Both answer `{ events, cursor }`, newest first; filters
-// `session`, `tool`, `outcome`, `type`, `since`, `limit`; pass `cursor` for the next page.
+// `session`, `tool`, `outcome`, `type`, `since`, `limit`; pass `cursor` for the next page. D1
+// failing is a 503 to retry (the sessions keep their rows meanwhile), not an internal error.
 
 import { parseAuditQuery } from "../core/audit.ts";
+import { ToolsearchError } from "../core/errors.ts";
 import { queryTenantAudit } from "../session/audit-store.ts";
 import { json, param, route, type RouteContext } from "../http.ts";
 import { SessionClient } from "../session/client.ts";
@@ -11,7 +13,15 @@ import type { AuditPageAnswer } from "../wire/answers.ts";
 
 async function tenantAudit(c: RouteContext): Promise<Response> {
   const q = parseAuditQuery(c.url.searchParams);
-  return json((await queryTenantAudit(c.env.AUDIT, c.tenant, q)) satisfies AuditPageAnswer);
+  try {
+    return json((await queryTenantAudit(c.env.AUDIT, c.tenant, q)) satisfies AuditPageAnswer);
+  } catch (e) {
+    console.warn(`GET /v1/audit: D1 failed: ${(e as Error)?.message ?? e}`);
+    throw new ToolsearchError(
+      "unavailable",
+      "the audit database is unavailable; retry later (each session's own events are at /v1/sessions/:id/audit)",
+    );
+  }
 }
 
 async function sessionAudit(c: RouteContext): Promise<Response> {

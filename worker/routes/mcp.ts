@@ -24,7 +24,20 @@ async function serve(session: McpSession, c: RouteContext, body: unknown): Promi
   return new Response(res.body, { status: res.status, headers });
 }
 
+/**
+ * The transport's own header checks (406, 415), made before anything is stored: an initialize
+ * the transport would refuse must not create a session first.
+ */
+function transportChecks(request: Request): void {
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream"))
+    throw new RpcError(-32000, "Not Acceptable: Client must accept both application/json and text/event-stream", 406);
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") throw new RpcError(-32000, "Unsupported Media Type: Content-Type must be application/json", 415);
+}
+
 async function post(c: RouteContext): Promise<Response> {
+  transportChecks(c.request);
   const { body, messages } = await readMessages(c.request);
   const init = messages.find(isInitializeRequest);
   if (init) {

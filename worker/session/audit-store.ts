@@ -3,7 +3,9 @@
 // D1 (`audit_events`, worker/migrations/), where a tenant's events are queryable across sessions.
 // The session's own rows also say which calls the Worker ran (workerCalls).
 // Delivery (Outbox) is INSERT OR IGNORE by event id: an alarm that fires twice, or a batch retried
-// after a failure that had in fact committed, never duplicates a row.
+// after a failure that had in fact committed, never duplicates a row. A call's row is written
+// ahead with outcome `started` and completed in place; only completed rows are delivered, so D1
+// never holds a row that will still change (a `started` row left by a restart becomes `unknown`).
 
 import { AUDIT_COLUMNS, auditPage, auditWhere, type AuditQuery, type AuditRow } from "../core/audit.ts";
 
@@ -47,12 +49,40 @@ export function workerCalls(sql: SqlStorage): Array<{ via: string; calls: number
 
 function undelivered(sql: SqlStorage, limit: number): AuditRow[] {
   return sql
-    .exec<AuditRow & Record<string, SqlStorageValue>>(`SELECT ${COLS} FROM audit WHERE delivered = 0 ORDER BY id LIMIT ?`, limit)
+    .exec<AuditRow & Record<string, SqlStorageValue>>(
+      `SELECT ${COLS} FROM audit WHERE delivered = 0 AND outcome != 'started' ORDER BY id LIMIT ?`,
+      limit,
+    )
     .toArray();
 }
 
 export function outboxSize(sql: SqlStorage): number {
-  return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit WHERE delivered = 0").one().n;
+  return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit WHERE delivered = 0 AND outcome != 'started'").one().n;
+}
+
+/** Complete a call's `started` row with how it ended. */
+export function completeAudit(
+  sql: SqlStorage,
+  id: string,
+  end: { outcome: string; durationMs: number; resultBytes?: number; detail?: string | null },
+): void {
+  sql.exec(
+    "UPDATE audit SET outcome = ?, duration_ms = ?, result_bytes = ?, detail = ? WHERE id = ? AND outcome = 'started'",
+    end.outcome,
+    Math.max(0, Math.round(end.durationMs)),
+    end.resultBytes ?? 0,
+    end.detail ? end.detail.slice(0, 500) : null,
+    id,
+  );
+}
+
+/** Rows still `started` that no live call owns: their answer was lost (the object restarted). */
+export function markUnknown(sql: SqlStorage, live: ReadonlySet<string>): number {
+  return sql.exec(
+    "UPDATE audit SET outcome = 'unknown', detail = ? WHERE outcome = 'started' AND id NOT IN (SELECT value FROM json_each(?))",
+    "the session restarted while the call was in flight: whether the server ran it is not known",
+    JSON.stringify([...live]),
+  ).rowsWritten;
 }
 
 function markDelivered(sql: SqlStorage, ids: readonly string[]): void {

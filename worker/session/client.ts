@@ -3,7 +3,9 @@
 // answers exactly like an unknown id. The object answers null for "no such session" on every
 // method; this client turns that into the one 404 (and forgets what the isolate cached), and a
 // refused call into its coded error. A session's frozen fields never change, so an isolate keeps
-// them: toolSearch and calls then need one object call instead of two.
+// them: toolSearch and calls then need one object call instead of two. An id not issued for the
+// caller's tenant (ids.ts) is the same 404, found before the object is addressed: addressing one
+// gives it storage.
 
 import type { AuditQuery } from "../core/audit.ts";
 import type { CallToolResult } from "../core/call-result.ts";
@@ -15,6 +17,8 @@ import type { RouteContext } from "../http.ts";
 import type { CallContext, CallOutcome } from "./execution.ts";
 import type { SessionDO } from "./session-do.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
+import { settings } from "../settings.ts";
+import { issuedFor } from "./ids.ts";
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 
@@ -37,12 +41,22 @@ export function resultOf(outcome: CallOutcome): CallToolResult {
 export class SessionClient {
   readonly id: string;
   private readonly key: string;
-  private readonly stub: DurableObjectStub<SessionDO>;
+  private readonly target: DurableObjectStub<SessionDO>;
+  private readonly issued: Promise<boolean>;
 
   private constructor(c: Pick<RouteContext, "env" | "tenant">, id: string) {
     this.id = id;
     this.key = `${c.tenant}/${id}`;
-    this.stub = c.env.SESSIONS.getByName(this.key);
+    // a stub does not wake its object; `stub()` is what reaches it, after the id's check
+    this.target = c.env.SESSIONS.getByName(this.key);
+    this.issued = frozenCache.has(this.key) ? Promise.resolve(true) : issuedFor(settings(c.env).secret("SESSION_ID_SECRET"), c.tenant, id);
+    this.issued.catch(() => {});
+  }
+
+  /** The object, once the id is known to be this tenant's; else the 404. */
+  private async stub(): Promise<DurableObjectStub<SessionDO>> {
+    if (!(await this.issued)) throw notFound(this.id);
+    return this.target;
   }
 
   /** The client for `id` in the caller's tenant; a malformed id is the same 404 as an unknown one. */
@@ -65,7 +79,7 @@ export class SessionClient {
 
   /** The session now (marks it used). */
   async state(): Promise<SessionState> {
-    const state = await this.stub.get();
+    const state = await (await this.stub()).get();
     if (!state) throw this.gone();
     return this.remember(state);
   }
@@ -77,26 +91,26 @@ export class SessionClient {
 
   /** Store a new session; null when this object already holds one. */
   async create(init: SessionInit): Promise<SessionState | null> {
-    const state = await this.stub.create(init);
+    const state = await (await this.stub()).create(init);
     return state && this.remember(state);
   }
 
   /** A chat turn's session and the splices whose prefix is in `prefixes`; null when there is none yet. */
   async beginChat(prefixes: string[]): Promise<{ state: SessionState; splices: Splice[] } | null> {
-    const begun = await this.stub.beginChat(prefixes);
+    const begun = await (await this.stub()).beginChat(prefixes);
     if (begun) this.remember(begun.state);
     return begun;
   }
 
   async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult> {
-    const result = await this.stub.activate(names, query, audit);
+    const result = await (await this.stub()).activate(names, query, audit);
     if (!result) throw this.gone();
     return result;
   }
 
   /** Run a catalog tool through the one execution path; a refusal is an outcome with its code. */
   async run(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
-    const outcome = await this.stub.callTool(name, args, context);
+    const outcome = await (await this.stub()).callTool(name, args, context);
     if (!outcome) throw this.gone();
     return outcome;
   }
@@ -107,35 +121,35 @@ export class SessionClient {
   }
 
   async addSplice(splice: Splice): Promise<void> {
-    if (!(await this.stub.addSplice(splice))) throw this.gone();
+    if (!(await (await this.stub()).addSplice(splice))) throw this.gone();
   }
 
   async setClientTools(plan: ClientPlan): Promise<void> {
-    if (!(await this.stub.setClientTools(plan))) throw this.gone();
+    if (!(await (await this.stub()).setClientTools(plan))) throw this.gone();
   }
 
   async audit(q: AuditQuery) {
-    const page = await this.stub.audit(q);
+    const page = await (await this.stub()).audit(q);
     if (!page) throw this.gone();
     return page;
   }
 
   /** The calls the Worker ran for the session, per surface: what ran, whatever `execution` says. */
   async workerCalls(): Promise<Array<{ via: string; calls: number }>> {
-    const calls = await this.stub.workerCalls();
+    const calls = await (await this.stub()).workerCalls();
     if (!calls) throw this.gone();
     return calls;
   }
 
   /** What happened in the session, read-only (not counted as use). */
   async history(): Promise<SessionHistory> {
-    const h = await this.stub.history();
+    const h = await (await this.stub()).history();
     if (!h) throw this.gone();
     return h;
   }
 
   async remove(): Promise<void> {
     frozenCache.delete(this.key);
-    if (!(await this.stub.remove())) throw notFound(this.id);
+    if (!(await (await this.stub()).remove())) throw notFound(this.id);
   }
 }

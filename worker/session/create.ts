@@ -7,11 +7,13 @@ import type { Activation } from "../core/chat.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { freezeSession, type SessionRequest } from "../core/frozen.ts";
+import { resolveProfile } from "../core/policy.ts";
 import { gatewayOffer, mcpInstructions } from "../core/mcp-tools.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { requireServers, settings } from "../settings.ts";
 import type { RouteContext } from "../http.ts";
 import { SessionClient } from "./client.ts";
+import { sessionIdOf } from "./ids.ts";
 import type { SessionInit, SessionState } from "./state.ts";
 
 /**
@@ -20,23 +22,25 @@ import type { SessionInit, SessionState } from "./state.ts";
  */
 export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge"; mcp?: { protocolVersion: string } };
 
-const idOf = (bytes: Uint8Array) =>
-  `ses_${btoa(String.fromCharCode(...bytes))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")}`;
+const idSecret = (c: RouteContext) => settings(c.env).secret("SESSION_ID_SECRET");
 
-/** 192 random bits, base64url: unguessable and safe in a URL path. */
-function newSessionId(): string {
-  return idOf(crypto.getRandomValues(new Uint8Array(24)));
+/** 128 random bits and the tenant's tag (ids.ts), base64url: unguessable and safe in a URL path. */
+function newSessionId(c: RouteContext): Promise<string> {
+  return sessionIdOf(idSecret(c), c.tenant, crypto.getRandomValues(new Uint8Array(16)));
 }
 
 /**
- * The id a key names (a prompt_cache_key, a conversation's beginning): 192 bits of
- * sha256(tenant, key), so every request with that key reaches the same object, with no lookup.
+ * The id a key names (a prompt_cache_key, a conversation's beginning): 128 bits of
+ * sha256(tenant, key) and the tenant's tag, so every request with that key reaches the same
+ * object, with no lookup.
  */
 export async function keyedSessionId(c: RouteContext, key: string): Promise<string> {
   const hex = await sha256Hex(`${c.tenant}\u0000${key}`);
-  return idOf(Uint8Array.from(hex.slice(0, 48).match(/../g)!, (h) => parseInt(h, 16)));
+  return sessionIdOf(
+    idSecret(c),
+    c.tenant,
+    Uint8Array.from(hex.slice(0, 32).match(/../g)!, (h) => parseInt(h, 16)),
+  );
 }
 
 /** The catalog a session started with; 409 if that catalog is no longer deployed. */
@@ -71,16 +75,21 @@ export async function sessionCatalog(
  * What a new session on the pinned catalog stores: its frozen fields, decided now. The tenant's
  * access view is frozen like the prompt: denied tools are not in the deferred section.
  */
-export async function sessionInit(
-  c: RouteContext,
-  req: CreateRequest,
-  id = newSessionId(),
-): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
+export async function sessionInit(c: RouteContext, req: CreateRequest, given?: string): Promise<{ init: SessionInit; cat: LoadedCatalog }> {
+  const id = given ?? (await newSessionId(c));
   const config = settings(c.env);
   const { catalogFile, policy, ttlMs, storeArguments } = config;
   const cat = await loadCatalog(c.env.ASSETS, catalogFile);
   const access = accessFor(policy.access, c.tenant);
   const view = accessView(cat.tools, access);
+  // a profile's tool the tenant may not use is refused as such, not as missing from the catalog
+  const frozenProfile = resolveProfile(policy, req.profile);
+  const refused = [...(frozenProfile.coreTools ?? []), ...(frozenProfile.tools ?? [])].filter((n) => view.denied.has(n));
+  if (refused.length)
+    throw new ToolsearchError(
+      "forbidden",
+      `profile "${req.profile}" names tools not available to this tenant (access policy): ${refused.join(", ")}`,
+    );
   let visible = view.candidates ? cat.catalog.tools.filter((t) => view.candidates!.has(t.name)) : cat.catalog.tools;
   // the MCP gateway offers only what it can run: tools of servers in SERVERS
   const gateway = req.mcp && gatewayOffer(visible, requireServers(config));

@@ -4,9 +4,11 @@
 // sessions). In order: the session's access check (a denial is audited), load-if-not-loaded (an
 // activation, audited), the argument check against the tool's schema (nothing is sent when it
 // fails), the call in the kept-alive server session (check-and-set: the call's await lets other
-// requests in), the server's timeout, the result cap, secret redaction, and the call's audit row,
-// written in the same transaction as the server session it used. A refusal is a CallOutcome with
-// an error code; the session client (client.ts) turns it into the surface's ToolsearchError.
+// requests in), the server's timeout (the server is sent notifications/cancelled), the result
+// cap, secret redaction. The call's audit row is written ahead (`started`, in the transaction
+// that picks the server session) and completed with the outcome in the transaction that stores
+// the server session it ended in. A refusal is a CallOutcome with an error code; the session
+// client (client.ts) turns it into the surface's ToolsearchError.
 
 import { notAvailable, sessionAccess } from "../core/access.ts";
 import type { AuditInput, AuditOutcome } from "../core/audit.ts";
@@ -32,6 +34,14 @@ export interface CallContext {
 export type CallOutcome =
   { ok: true; result: CallToolResult; outcome: AuditOutcome } | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome };
 
+/** How a started call ended: its row's outcome and figures. */
+export interface CallEnd {
+  outcome: AuditOutcome;
+  durationMs: number;
+  resultBytes?: number;
+  detail?: string | null;
+}
+
 /** What a call needs of its session: the frozen fields, its activations, audit and server sessions. */
 export interface ExecutionPort {
   init: SessionInit;
@@ -40,6 +50,11 @@ export interface ExecutionPort {
   activate(names: string[], query: string, audit: ActivationAudit): Promise<ActivationResult | null>;
   /** write audit rows in a transaction of their own, or inside `transaction` */
   writeAudit(events: readonly AuditInput[]): void;
+  /**
+   * Write-ahead: a call's row with outcome `started` (inside `transaction`). `signal` aborts when
+   * the call must stop (the session is deleted); `end` completes the row with the outcome.
+   */
+  begin(event: Omit<AuditInput, "outcome">): { signal: AbortSignal; end(update: CallEnd): void };
   transaction<T>(fn: () => T): T;
   servers: ServerSessions;
 }
@@ -98,18 +113,24 @@ export async function executeCall(
     const message = `invalid arguments for ${name}: ${check.errors.join("; ")}`;
     return { ok: false, code: "bad_request", message, outcome: "invalid_arguments" };
   }
-  const started = Date.now();
-  let secrets: string[] = [];
+  let resolved: { headers: Record<string, string>; secrets: string[] };
   try {
-    const resolved = resolveHeaders(tool.server, server, cfg.secret);
-    secrets = resolved.secrets;
-    const key = `${init.id}/${tool.server}`;
-    let before = port.servers.get(tool.server);
-    if (!before && opening.has(key)) {
-      await opening.get(key)!.catch(() => {});
-      before = port.servers.get(tool.server);
-    }
-    const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args);
+    resolved = resolveHeaders(tool.server, server, cfg.secret);
+  } catch (e) {
+    // the deployment's configuration (a secret not set): nothing was sent
+    const message = (e as Error).message;
+    audit({ type: "call", outcome: "config_error", detail: message });
+    return { ok: false, code: e instanceof ToolsearchError ? e.code : "internal", message, outcome: "config_error" };
+  }
+  const secrets = resolved.secrets;
+  const key = `${init.id}/${tool.server}`;
+  if (!port.servers.get(tool.server) && opening.has(key)) await opening.get(key)!.catch(() => {});
+  // write-ahead: the call's row (`started`) in the transaction that reads the session it goes to;
+  // nothing is sent before it commits, so no call can run upstream without a row
+  const { before, call } = port.transaction(() => ({ before: port.servers.get(tool.server), call: port.begin({ ...base, type: "call" }) }));
+  const startedAt = Date.now();
+  try {
+    const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args, call.signal);
     if (!before)
       opening.set(
         key,
@@ -125,35 +146,38 @@ export async function executeCall(
       });
     }
     const outcome: AuditOutcome = result.isError ? "tool_error" : "ok";
-    const detail =
-      [capped.capped ? "result capped" : "", remote.reinitialized ? "upstream session re-initialized" : ""].filter(Boolean).join("; ") ||
-      null;
+    const notes = [capped.capped ? "result capped" : "", remote.reinitialized ? RECONNECTED : ""];
     const kept = port.transaction(() => {
       const kept = port.servers.replace(tool.server, before, remote.session);
-      port.writeAudit([{ ...base, type: "call", outcome, durationMs: Date.now() - started, resultBytes: capped.bytes, detail }]);
+      call.end({
+        outcome,
+        durationMs: Date.now() - startedAt,
+        resultBytes: capped.bytes,
+        detail: notes.filter(Boolean).join("; ") || null,
+      });
       return kept;
     });
     // another call stored its session first: ours would never be used again
     if (!kept && remote.session) await closeRemote(server, resolved.headers, remote.session).catch(() => {});
     return { ok: true, result, outcome };
   } catch (e) {
-    const failure =
-      e instanceof UpstreamFailure
-        ? e
-        : e instanceof ToolsearchError
-          ? null
-          : new UpstreamFailure("transport_error", String((e as Error)?.message ?? e));
-    const message = redact(failure ? failure.message : (e as Error).message, secrets);
-    const outcome: AuditOutcome = failure?.kind ?? "transport_error";
-    audit({ type: "call", outcome, durationMs: Date.now() - started, detail: message });
-    if (!failure) return { ok: false, code: (e as ToolsearchError).code, message, outcome };
+    const failure = e instanceof UpstreamFailure ? e : new UpstreamFailure("transport_error", String((e as Error)?.message ?? e));
+    const message = redact(failure.message, secrets);
+    const outcome: AuditOutcome = failure.kind;
+    port.transaction(() => call.end({ outcome, durationMs: Date.now() - startedAt, detail: message }));
+    // cancelled: only a deletion of the session cancels a call today, so its answer is the 404
     const what =
       failure.kind === "timeout"
-        ? `server ${tool.server} did not answer ${name} within ${server.timeoutMs} ms`
-        : `server ${tool.server} failed on ${name}: ${message}`;
-    return { ok: false, code: failure.kind === "timeout" ? "upstream_timeout" : "server_failed", message: what, outcome };
+        ? `server ${tool.server} did not answer ${name} within ${server.timeoutMs} ms; the request was cancelled on the server`
+        : failure.kind === "cancelled"
+          ? `the call of ${name} on server ${tool.server} was cancelled (${message}); the server was sent notifications/cancelled`
+          : `server ${tool.server} failed on ${name}: ${message}`;
+    const code: ErrorCode = failure.kind === "timeout" ? "upstream_timeout" : failure.kind === "cancelled" ? "not_found" : "server_failed";
+    return { ok: false, code, message: what, outcome };
   }
 }
+
+const RECONNECTED = "reconnected: the server did not know its MCP session (expired or restarted); a new one ran the call";
 
 /** Close every server session of a session that ends (HTTP DELETE; failures only logged). */
 export async function closeServerSessions(servers: ServerSessions, cfg: Settings, sessionId: string): Promise<void> {

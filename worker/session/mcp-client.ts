@@ -21,7 +21,7 @@ export interface UpstreamSession {
   protocolVersion: string;
 }
 
-export type FailureKind = "timeout" | "transport_error";
+export type FailureKind = "timeout" | "transport_error" | "cancelled";
 
 export class UpstreamFailure extends Error {
   readonly kind: FailureKind;
@@ -41,13 +41,28 @@ export interface RemoteCall {
 
 const CLIENT_INFO = { name: "toolsearch-edge", version: "1.0.0" };
 
-function transportFetch(headers: Record<string, string>): typeof fetch {
+/** A request that got no answer at all: refused, reset or unresolvable before any response came. */
+class NoResponse extends UpstreamFailure {}
+
+/**
+ * The transport's fetch: adds the server's headers, declines the GET stream, turns a fetch that
+ * got no response into NoResponse, and keeps the notifications it sends (`sent`) so a
+ * cancellation can be awaited before the client closes (closing aborts whatever is in flight).
+ */
+function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[]): typeof fetch {
   return ((url: URL | RequestInfo, init?: RequestInit) => {
     // the standalone server-to-client stream (the only GET this transport makes): declined
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
     const h = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
-    return fetch(url, { ...init, headers: h });
+    const res = fetch(url, { ...init, headers: h }).catch((e: unknown) => {
+      throw new NoResponse(
+        "transport_error",
+        `no response from the server (connection refused or lost): ${String((e as Error)?.message ?? e).slice(0, 200)}`,
+      );
+    });
+    if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"')) sent.push(res.catch(() => {}));
+    return res;
   }) as typeof fetch;
 }
 
@@ -55,11 +70,16 @@ async function connect(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,
+  sent: Promise<unknown>[],
 ): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  // Each call is a new client on a shared server session, and the SDK numbers requests from 0:
+  // concurrent calls would reuse ids in one session (the server routes answers by id), and SDK
+  // servers ignore notifications/cancelled for id 0. Start from a random id instead.
+  Reflect.set(client, "_requestMessageId", 1 + Math.floor(Math.random() * 2 ** 30));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     sessionId: stored?.sessionId,
-    fetch: transportFetch(headers),
+    fetch: transportFetch(headers, sent),
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
   });
   if (stored) transport.setProtocolVersion(stored.protocolVersion);
@@ -79,8 +99,10 @@ async function connect(
   }
 }
 
-function classify(e: unknown, server: ServerConfig): UpstreamFailure {
+function classify(e: unknown, server: ServerConfig, signal?: AbortSignal): UpstreamFailure {
   if (e instanceof UpstreamFailure) return e;
+  if (signal?.aborted)
+    return new UpstreamFailure("cancelled", `cancelled: ${String(signal.reason?.message ?? signal.reason).slice(0, 200)}`);
   if (e instanceof McpError && e.code === ErrorCode.RequestTimeout)
     return new UpstreamFailure("timeout", `no answer within ${server.timeoutMs} ms`);
   const msg = e instanceof Error ? e.message : String(e);
@@ -88,7 +110,16 @@ function classify(e: unknown, server: ServerConfig): UpstreamFailure {
   return new UpstreamFailure("transport_error", `${status}${msg.replace(/^Streamable HTTP error: /, "")}`.slice(0, 300));
 }
 
-const expired = (e: unknown) => e instanceof StreamableHTTPError && e.code === 404;
+// What servers answer for a session they do not know (expired, or lost in a restart): 404 (the
+// spec's word), 400 with the SDK servers' bodies (server-everything: "No valid session ID
+// provided"), or a JSON-RPC -32001 "Session not found". -32001 is also the SDK's own code for a
+// local timeout ("Request timed out"), so only an answer that names the session counts.
+const GONE = /No valid session ID|Session not found|"code"\s*:\s*-32001/i;
+function expired(e: unknown): boolean {
+  if (e instanceof McpError) return e.code === -32001 && /session/i.test(e.message);
+  if (!(e instanceof StreamableHTTPError)) return false;
+  return e.code === 404 || (e.code === 400 && GONE.test(e.message));
+}
 
 async function once(
   server: ServerConfig,
@@ -96,18 +127,23 @@ async function once(
   stored: UpstreamSession | null,
   tool: string,
   args: Record<string, unknown>,
+  signal?: AbortSignal,
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
-  const { client, transport } = await connect(server, headers, stored);
+  const sent: Promise<unknown>[] = [];
+  const { client, transport } = await connect(server, headers, stored, sent);
   // a broken response stream is reported through onerror while the request waits: fail the call
+  // (a request that got no response at all rejects the call itself, with its own wording)
   const broken = new Promise<never>((_, reject) => {
     client.onerror = (err) => {
-      if (/SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err)))
+      if (!(err instanceof NoResponse) && /SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err)))
         reject(new UpstreamFailure("transport_error", `the server's response broke off: ${String(err?.message ?? err).slice(0, 200)}`));
     };
   });
   broken.catch(() => {}); // may reject after the call settled: nobody waits then
+  let failed = false;
   try {
-    const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs });
+    // on timeout or abort the SDK sends notifications/cancelled for this request (see finally)
+    const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs, signal });
     const raw = (await Promise.race([call, broken])) as Record<string, unknown>;
     // servers of protocol 2024-10-07 may answer { toolResult }: the same thing in an older shape
     const result = (
@@ -115,7 +151,14 @@ async function once(
     ) as CallToolResult;
     const sessionId = transport.sessionId;
     return { result, session: sessionId ? { sessionId, protocolVersion: transport.protocolVersion ?? "" } : null };
+  } catch (e) {
+    failed = true;
+    throw e;
   } finally {
+    // a cancellation the SDK started (its send reaches fetch a few turns later) must reach the
+    // server before close() aborts its fetch
+    if (failed) await new Promise((r) => setTimeout(r, 0));
+    if (sent.length) await Promise.race([Promise.all(sent), new Promise((r) => setTimeout(r, 2000))]);
     // closes this client only (no DELETE): the server's session stays for the next call to resume
     await client.close().catch(() => {});
   }
@@ -128,24 +171,27 @@ export async function callRemote(
   stored: UpstreamSession | null,
   tool: string,
   args: Record<string, unknown>,
+  signal?: AbortSignal,
 ): Promise<RemoteCall> {
   try {
-    return { ...(await once(server, headers, stored, tool, args)), reinitialized: false };
+    return { ...(await once(server, headers, stored, tool, args, signal)), reinitialized: false };
   } catch (e) {
-    if (e instanceof McpError && e.code !== ErrorCode.RequestTimeout && e.code !== ErrorCode.ConnectionClosed) {
+    if (stored && expired(e)) {
+      // fall through to one retry in a new session. Safe even for a non-idempotent tool: the server
+      // refused the request at its session check, before dispatching it, so the call never ran.
+    } else if (!signal?.aborted && e instanceof McpError && e.code !== ErrorCode.RequestTimeout && e.code !== ErrorCode.ConnectionClosed) {
       // the server answered the call with a JSON-RPC error (unknown tool, bad params): the tool failed
       return {
         result: { content: [{ type: "text", text: `MCP error ${e.code}: ${e.message}` }], isError: true },
         session: stored,
         reinitialized: false,
       };
-    }
-    if (!stored || !expired(e)) throw classify(e, server);
+    } else throw classify(e, server, signal);
   }
   try {
-    return { ...(await once(server, headers, null, tool, args)), reinitialized: true };
+    return { ...(await once(server, headers, null, tool, args, signal)), reinitialized: true };
   } catch (e) {
-    throw classify(e, server);
+    throw classify(e, server, signal);
   }
 }
 

@@ -33,9 +33,11 @@ export class ServerSessions {
 
   /**
    * Store the session a call ran in, if it replaces `before` (another call may have stored one
-   * meanwhile). True when `after` is (now) the stored session.
+   * meanwhile). True when `after` is (now) the stored session. `after` null with a `before`: the
+   * server re-initialized without a session (it keeps none now, e.g. MCP 2026-07-28): forget it.
    */
   replace(server: string, before: UpstreamSession | null, after: UpstreamSession | null): boolean {
+    if (!after && before) this.sql.exec("DELETE FROM upstream WHERE server = ? AND session_id = ?", server, before.sessionId);
     if (!after || after.sessionId === before?.sessionId) return true;
     const now = Date.now();
     if (before) {

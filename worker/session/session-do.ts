@@ -5,9 +5,10 @@
 // client did not), the kept-alive upstream MCP sessions, and the audit rows (written in the same
 // transaction as the state they describe; undelivered rows are the outbox to D1). State changes
 // use synchronous ctx.storage.sql in transactions, so concurrent calls cannot lose or duplicate an
-// activation. One alarm serves both the idle-session TTL and the outbox retry (the earlier of the
-// two). Deletion closes the upstream sessions and removes everything but undelivered audit rows,
-// which stay until D1 has them.
+// activation. Calls are written ahead (calls-in-flight.ts). The schema is created with the session,
+// never by a read (schema.ts). One alarm serves the idle-session TTL and the outbox retry (the
+// earlier of the two). Deletion cancels calls in flight, closes the upstream sessions and removes
+// everything but undelivered audit rows, which stay until D1 has them; then the storage is dropped.
 
 import { DurableObject } from "cloudflare:workers";
 import { auditRow, eventId, type AuditInput, type AuditQuery } from "../core/audit.ts";
@@ -17,12 +18,16 @@ import type { Splice } from "../core/splice.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { AUDIT_SCHEMA, insertAudit, listSessionAudit, Outbox, outboxSize, workerCalls } from "./audit-store.ts";
+import { insertAudit, listSessionAudit, Outbox, outboxSize, workerCalls } from "./audit-store.ts";
+import { CallsInFlight } from "./calls-in-flight.ts";
 import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
-import { SERVER_SESSIONS_SCHEMA, ServerSessions } from "./server-sessions.ts";
+import { hasSchema, migrate } from "./schema.ts";
+import { ServerSessions } from "./server-sessions.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 
 const MAX_SPLICES = 500;
+/** how long after a call starts the object wakes, in case the instance died meanwhile */
+const SETTLE_AFTER_MS = 60_000;
 
 export class SessionDO extends DurableObject<Env> {
   private sql: SqlStorage;
@@ -32,10 +37,13 @@ export class SessionDO extends DurableObject<Env> {
   /** the alarm this instance last set (null: none; undefined: not known since the object started) */
   private alarmAt: number | null | undefined;
 
+  private calls = new CallsInFlight(() => this.sql);
+  /** whether the schema exists (schema.ts): an object only ever read or probed must not get storage */
+  private hasSchema: boolean;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.migrate();
     this.servers = new ServerSessions(this.sql);
     this.outbox = new Outbox(
       this.sql,
@@ -43,17 +51,17 @@ export class SessionDO extends DurableObject<Env> {
       () => this.schedule(),
       (p) => ctx.waitUntil(p),
     );
+    this.hasSchema = hasSchema(this.sql);
+    if (this.hasSchema) {
+      this.migrate(); // tables a newer version adds
+      // rows still `started` belonged to an instance that is gone: their answer is lost
+      if (this.calls.settle()) void this.schedule();
+    }
   }
 
-  /** Schema, created once per object (IF NOT EXISTS: also after deleteAll). */
   private migrate(): void {
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS session (
-        id TEXT PRIMARY KEY, data TEXT NOT NULL, created_at INTEGER NOT NULL, last_used_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);
-      ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA}`);
+    migrate(this.sql);
+    this.hasSchema = true;
   }
 
   private init(): SessionInit | null {
@@ -62,12 +70,11 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /** Audit rows for `events` (call inside the transaction that writes the state they describe). */
-  private writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): void {
+  private writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): string[] {
     const tenant = init.tenant ?? this.ctx.id.name?.split("/")[0] ?? "";
-    insertAudit(
-      this.sql,
-      events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id)),
-    );
+    const rows = events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id));
+    insertAudit(this.sql, rows);
+    return rows.map((r) => r.id);
   }
 
   /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
@@ -76,12 +83,14 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /**
-   * The one alarm: at or before the earlier of the session's expiry and the outbox retry, or none
+   * The one alarm: at or before the earlier of the session's expiry and the outbox's delivery
+   * (about a second after rows appear, so rows go to D1 in batches; longer after failures), or none
    * when neither is left. An alarm already set earlier stays (its handler re-checks and moves it),
    * so a busy session does not rewrite its alarm on every call. Computed and issued with no await
    * in between: storage calls run in issue order, so the last one issued reflects the latest state.
    */
   private schedule(): Promise<void> {
+    if (!this.hasSchema) return Promise.resolve();
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
     if (!r) this.sql.exec("DELETE FROM audit WHERE delivered = 1");
     const expiry = r ? r.last_used_at + r.ttl_ms : Infinity;
@@ -91,12 +100,18 @@ export class SessionDO extends DurableObject<Env> {
       this.alarmAt = null;
       return this.ctx.storage.deleteAlarm();
     }
-    if (typeof this.alarmAt === "number" && this.alarmAt <= next) return Promise.resolve();
-    this.alarmAt = next;
-    return this.ctx.storage.setAlarm(next);
+    return this.wakeBy(next);
+  }
+
+  /** An alarm at `at` at the latest (an earlier one stays). */
+  private wakeBy(at: number): Promise<void> {
+    if (typeof this.alarmAt === "number" && this.alarmAt <= at) return Promise.resolve();
+    this.alarmAt = at;
+    return this.ctx.storage.setAlarm(at);
   }
 
   private row(): { data: string; created_at: number; last_used_at: number } | undefined {
+    if (!this.hasSchema) return undefined;
     return this.sql
       .exec<{ data: string; created_at: number; last_used_at: number }>("SELECT data, created_at, last_used_at FROM session")
       .toArray()[0];
@@ -112,6 +127,7 @@ export class SessionDO extends DurableObject<Env> {
   /** Create the session; false when this object already holds one (ids are never reused). */
   async create(init: SessionInit): Promise<SessionState | null> {
     if (this.row()) return null;
+    this.migrate();
     const now = Date.now();
     this.sql.exec(
       "INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)",
@@ -228,7 +244,8 @@ export class SessionDO extends DurableObject<Env> {
       this.writeAudit(init, events, now);
       return { loaded, alreadyLoaded, activations: this.activationNames() };
     });
-    if (result) void this.kickDelivery();
+    // delivered in a batch by the alarm, about a second after rows appear (not on the response's way out)
+    if (result) void this.schedule();
     return result;
   }
 
@@ -242,7 +259,12 @@ export class SessionDO extends DurableObject<Env> {
         init,
         activations: this.activationNames(),
         activate: (names, query, audit) => this.activate(names, query, audit),
-        writeAudit: (events) => this.writeAudit(init, events),
+        writeAudit: (events) => void this.writeAudit(init, events),
+        begin: (event) => {
+          // should this instance die mid-call, an alarm wakes the object to settle the row (unknown) and deliver it
+          void this.wakeBy(Date.now() + SETTLE_AFTER_MS);
+          return this.calls.begin((e) => this.writeAudit(init, [{ ...event, ...e }])[0]!);
+        },
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
       },
@@ -251,7 +273,7 @@ export class SessionDO extends DurableObject<Env> {
       args,
       context,
     );
-    void this.kickDelivery();
+    void this.schedule(); // the alarm delivers the rows, batched
     return outcome;
   }
 
@@ -267,6 +289,7 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   events(): Array<{ at: number; query: string; loaded: string[] }> {
+    if (!this.hasSchema) return [];
     return this.sql
       .exec<{ at: number; query: string; loaded: string }>("SELECT at, query, loaded FROM events ORDER BY seq")
       .toArray()
@@ -289,28 +312,44 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /**
-   * Delete the session: close its upstream MCP sessions (HTTP DELETE), then remove everything it
-   * stored except audit rows D1 does not have yet. False if there was no session.
+   * Delete the session: cancel its calls in flight (the server is told; their rows end
+   * `cancelled`), close its upstream MCP sessions (HTTP DELETE), then remove everything it stored
+   * except audit rows D1 does not have yet. False if there was no session.
    */
   async remove(): Promise<boolean> {
     const init = this.init();
-    if (init) await closeServerSessions(this.servers, settings(this.env), init.id);
+    if (!init) return false;
+    this.calls.abortAll("the session was deleted");
+    await closeServerSessions(this.servers, settings(this.env), init.id);
     this.ctx.storage.transactionSync(() => {
       for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
       this.servers.clear();
       this.sql.exec("DELETE FROM audit WHERE delivered = 1");
     });
     if (outboxSize(this.sql)) await this.kickDelivery();
-    else await this.schedule();
-    return !!init;
+    if (!(await this.dropIfEmpty())) await this.schedule();
+    return true;
+  }
+
+  /** Nothing left to keep (no session, no row D1 lacks, no call in flight): drop the storage. */
+  private async dropIfEmpty(): Promise<boolean> {
+    if (this.row() || this.calls.size) return false;
+    if (this.hasSchema && this.sql.exec("SELECT 1 FROM audit WHERE delivered = 0 LIMIT 1").toArray().length) return false;
+    // first: nothing that runs while deleteAll() is awaited may use the tables
+    this.hasSchema = false;
+    this.alarmAt = null;
+    await this.ctx.storage.deleteAll(); // also the alarm
+    return true;
   }
 
   async alarm(): Promise<void> {
     // alarms may fire more than once: delivery is idempotent, and expiry checks the clock
     this.alarmAt = undefined;
+    if (!this.hasSchema) return void (await this.ctx.storage.deleteAll()); // an object that only ever got probed
+    this.calls.settle();
     await this.kickDelivery();
     const r = this.sql.exec<{ last_used_at: number; ttl_ms: number }>("SELECT last_used_at, ttl_ms FROM session").toArray()[0];
     if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
-    else await this.schedule();
+    if (!(await this.dropIfEmpty())) await this.schedule();
   }
 }
