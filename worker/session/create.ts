@@ -89,7 +89,7 @@ export async function sessionInit(
     gateway && {
       protocolVersion: req.mcp.protocolVersion,
       servers: gateway.servers,
-      instructions: mcpInstructions(frozen, gateway.counts, gateway.unreachable),
+      instructions: mcpInstructions({ ...frozen, activation: req.activation }, gateway.counts, gateway.unreachable),
     };
   const { model, profile, activation, deferral, contextWindow } = req;
   const init: SessionInit = {
