@@ -8,7 +8,8 @@
 // tools/list never changes, so nothing is sent. A tool's own failure (bad arguments, the server
 // failing or timing out) is an `isError` result the model can act on, and so is a callTool name
 // the gateway does not offer (with the closest offered names); a tools/call naming such a tool
-// directly is a JSON-RPC error, as clients expect for a tool they did not list.
+// directly is a JSON-RPC error, as clients expect for a tool they did not list. A call with a
+// progressToken gets the upstream server's notifications/progress on its response stream.
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -35,6 +36,7 @@ import type { SessionState } from "../session/state.ts";
 import { sessionAccess } from "../core/access.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { SessionClient } from "../session/client.ts";
+import type { CallContext } from "../session/execution.ts";
 import type { CreateRequest } from "../session/create.ts";
 
 export type McpSession = SessionState & { mcp: NonNullable<SessionState["mcp"]> };
@@ -90,7 +92,7 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
   const offered = (name: string) => cat.byName.has(name) && !access.denied.has(name) && (access.candidates?.has(name) ?? true);
 
   /** callTool: the target's failures, a name not offered included, are results the model can act on. */
-  async function callByName(raw: Record<string, unknown>): Promise<ToolResult | CallToolResult> {
+  async function callByName(raw: Record<string, unknown>, context: CallContext): Promise<ToolResult | CallToolResult> {
     // some models send the arguments object as a JSON string
     let inner = raw.arguments;
     if (typeof inner === "string") {
@@ -103,7 +105,7 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
     const check = checkArguments(GATEWAY_CALL_TOOL.inputSchema, { ...raw, ...(inner === undefined ? {} : { arguments: inner }) });
     if (!check.ok) return text(`Error: ${CALL_TOOL_NAME} ${check.errors.join("; ")}`, true);
     const name = resolveCallName(cat.byName, String(check.args.name));
-    const outcome = await client.run(name, check.args.arguments ?? {}, { via: "mcp" });
+    const outcome = await client.run(name, check.args.arguments ?? {}, context);
     if (outcome.ok) return outcome.result;
     if (!offered(name)) {
       const closest = closestNames(cat, name, 3, access.candidates).join(", ");
@@ -120,6 +122,11 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
     const { name, arguments: args = {} } = req.params;
     const inject = view.activation === "inject";
     const listChanged = () => (inject ? extra.sendNotification({ method: "notifications/tools/list_changed" }) : undefined);
+    // the client asked for progress: the upstream server's goes out on this call's response stream
+    const token = req.params._meta?.progressToken;
+    const context: CallContext = { via: "mcp" };
+    if (token !== undefined)
+      context.onProgress = (p) => void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken: token } });
     if (name === TOOL_SEARCH_NAME && view.mode === "deferred") {
       const answer = await answerToolSearch(
         cat,
@@ -137,14 +144,14 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
     if (name === CALL_TOOL_NAME && view.mode === "deferred") {
       const target = typeof args.name === "string" ? resolveCallName(cat.byName, args.name) : "";
       const grows = offered(target) && !isLoaded(view, target);
-      const result = await callByName(args);
+      const result = await callByName(args, context);
       // a callTool that loaded its target grew an inject session's tools/list
       if (grows) await listChanged();
       return result;
     }
     const wasLoaded = isLoaded(view, name);
     // the execution path checks the session's view (denials are audited), loads, checks, runs
-    const outcome = await client.run(name, args, { via: "mcp" });
+    const outcome = await client.run(name, args, context);
     if (!outcome.ok && (outcome.code === "not_found" || outcome.code === "forbidden" || outcome.code === "not_executable")) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 80)} (${outcome.message})`);
     }

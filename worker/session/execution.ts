@@ -19,13 +19,14 @@ import { checkArguments } from "../core/tool-args.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import type { Settings } from "../settings.ts";
-import { callRemote, closeRemote, UpstreamFailure } from "./mcp-client.ts";
+import { callRemote, closeRemote, UpstreamFailure, type Progress } from "./mcp-client.ts";
 import type { ServerSessions } from "./server-sessions.ts";
 import type { SessionInit } from "./state.ts";
 
-/** Who is calling: the surface, for the audit trail. */
+/** Who is calling: the surface, for the audit trail; `onProgress` (a stub across RPC) asks the server for progress. */
 export interface CallContext {
   via: "rest" | "chat" | "mcp";
+  onProgress?: (p: Progress) => void;
 }
 
 /** A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes). */
@@ -107,7 +108,7 @@ export async function executeCall(
       await opening.get(key)!.catch(() => {});
       before = port.servers.get(tool.server);
     }
-    const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args);
+    const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args, context.onProgress);
     if (!before)
       opening.set(
         key,

@@ -5,7 +5,8 @@
 // HTTP; SSE when the server refuses it) and reports the new session for the caller to store. A
 // 404 on a stored session means the server expired it: re-initialize, call again, and say so.
 // No standalone GET stream is opened (the custom fetch answers GET 405, which the SDK accepts):
-// nothing server-initiated is needed, and an open stream would pin the object in memory.
+// nothing server-initiated is needed, and an open stream would pin the object in memory. With
+// `onProgress`, the call carries a progressToken and the server's progress goes to it.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -19,6 +20,13 @@ import type { ServerConfig } from "../core/servers.ts";
 export interface UpstreamSession {
   sessionId: string;
   protocolVersion: string;
+}
+
+/** A server's progress on a call (MCP notifications/progress, without the token). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export type FailureKind = "timeout" | "transport_error";
@@ -96,6 +104,7 @@ async function once(
   stored: UpstreamSession | null,
   tool: string,
   args: Record<string, unknown>,
+  onProgress?: (p: Progress) => void,
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const { client, transport } = await connect(server, headers, stored);
   // a broken response stream is reported through onerror while the request waits: fail the call
@@ -107,7 +116,8 @@ async function once(
   });
   broken.catch(() => {}); // may reject after the call settled: nobody waits then
   try {
-    const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs });
+    const progress = onProgress && { onprogress: ({ progress, total, message }: Progress) => onProgress({ progress, total, message }) };
+    const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs, ...progress });
     const raw = (await Promise.race([call, broken])) as Record<string, unknown>;
     // servers of protocol 2024-10-07 may answer { toolResult }: the same thing in an older shape
     const result = (
@@ -128,9 +138,10 @@ export async function callRemote(
   stored: UpstreamSession | null,
   tool: string,
   args: Record<string, unknown>,
+  onProgress?: (p: Progress) => void,
 ): Promise<RemoteCall> {
   try {
-    return { ...(await once(server, headers, stored, tool, args)), reinitialized: false };
+    return { ...(await once(server, headers, stored, tool, args, onProgress)), reinitialized: false };
   } catch (e) {
     if (e instanceof McpError && e.code !== ErrorCode.RequestTimeout && e.code !== ErrorCode.ConnectionClosed) {
       // the server answered the call with a JSON-RPC error (unknown tool, bad params): the tool failed
@@ -143,7 +154,7 @@ export async function callRemote(
     if (!stored || !expired(e)) throw classify(e, server);
   }
   try {
-    return { ...(await once(server, headers, null, tool, args)), reinitialized: true };
+    return { ...(await once(server, headers, null, tool, args, onProgress)), reinitialized: true };
   } catch (e) {
     throw classify(e, server);
   }
