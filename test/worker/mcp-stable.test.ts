@@ -20,6 +20,11 @@ describe("MCP gateway: the stable surface (default)", () => {
     expect(first.map((t) => t.name)).toEqual(["toolSearch", "callTool"]);
     for (const t of first) expect(t._meta).toEqual(ALWAYS_LOAD);
     expect(first[0]!.description).toContain("mcp__everything__echo"); // the deferred listing
+    // the listing says how loaded tools are run here: nothing joins the tools list
+    expect(first[0]!.description).toContain(
+      "Loaded tools stay loaded; run one with callTool by the exact name the toolSearch result gives.",
+    );
+    expect(first[0]!.description).not.toContain("call them directly");
 
     const found = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
     const text = textOf(found);

@@ -7,6 +7,7 @@ import type { Activation } from "../core/chat.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { freezeSession, type SessionRequest } from "../core/frozen.ts";
+import { viaCallTool } from "../core/listing.ts";
 import { gatewayOffer, mcpInstructions } from "../core/mcp-tools.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
@@ -85,6 +86,8 @@ export async function sessionInit(
   const gateway = req.mcp && gatewayOffer(visible, servers);
   if (gateway) visible = gateway.offered;
   const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
+  // the gateway's stable surface never lists loaded tools: its section says how to run them
+  if (req.mcp && req.activation === "proxy") frozen.systemSection = viaCallTool(frozen.systemSection);
   const mcp = req.mcp &&
     gateway && {
       protocolVersion: req.mcp.protocolVersion,
