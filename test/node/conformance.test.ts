@@ -9,10 +9,10 @@
 // - resources-*, prompts-* and completion-complete: the gateway offers no resources or prompts;
 // - logging-set-level: it declares no logging capability.
 import { execFile } from "node:child_process";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBearerProxy, type BearerProxy } from "../fixtures/bearer-proxy.ts";
 import { startEverything } from "../fixtures/edge-servers.ts";
 import { DEV_API_KEY, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { ROOT, tempDir } from "./helpers.ts";
@@ -21,6 +21,38 @@ const run = promisify(execFile);
 // the suite needs Node 22 (fs.globSync): the repo's pinned node
 const NODE = join(ROOT, "node_modules/.bin/node");
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+
+/** A proxy that adds the bearer key to every request and passes the rest through, streams included. */
+interface BearerProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function startBearerProxy(target: string, key: string): Promise<BearerProxy> {
+  const to = new URL(target);
+  const server: Server = createServer((req, res) => {
+    const headers = { ...req.headers, host: to.host, authorization: `Bearer ${key}` };
+    const upstream = httpRequest({ hostname: to.hostname, port: to.port, path: req.url, method: req.method, headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    upstream.on("error", (e) => {
+      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+      res.end(String(e));
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
 
 let everything: { url: string; stop(): Promise<void> };
 let dev: DevServer;
