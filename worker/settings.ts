@@ -1,8 +1,9 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstream (OPENAI_API_KEY is a secret), and edge
-// execution (SERVERS, result cap, audit arguments, edge-call rounds). Parsed once per isolate; a
-// bad value is a clear 500-class config error, except SERVERS: a malformed SERVERS breaks only
-// what needs it (edge execution, /mcp) and is reported by configReport (the log, GET /healthz).
+// execution (SERVERS, result cap, audit arguments, edge-call rounds), and the browser origins the
+// MCP gateway allows. Parsed once per isolate; a bad value is a clear 500-class config error,
+// except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
+// reported by configReport (the log, GET /healthz).
 
 import { ToolsearchError } from "./core/errors.ts";
 import { LISTING_FORMS } from "./core/listing.ts";
@@ -24,6 +25,8 @@ export interface Settings {
   serversProblem: string | null;
   resultMaxBytes: number;
   maxEdgeRounds: number;
+  /** /mcp: browser origins allowed besides the Worker's own and loopback ones ("*": any) */
+  mcpAllowedOrigins: ReadonlySet<string> | "*";
   /** AUDIT_ARGUMENTS=store keeps argument values in audit rows (default: digest and size only) */
   storeArguments: boolean;
   /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
@@ -36,6 +39,25 @@ function positive(env: Env, name: keyof Env, fallback: number, min = 1): number 
   if (!Number.isInteger(n) || n < min)
     throw new ToolsearchError("internal", `${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
   return n;
+}
+
+/** MCP_ALLOWED_ORIGINS: "*", or comma-separated origins (scheme://host[:port]), each checked. */
+function allowedOrigins(raw: string): ReadonlySet<string> | "*" {
+  if (raw.trim() === "*") return "*";
+  const list = raw
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const o of list) {
+    let ok = false;
+    try {
+      ok = new URL(o).origin === o;
+    } catch {
+      // not a URL: reported below
+    }
+    if (!ok) throw new ToolsearchError("internal", `MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+  }
+  return new Set(list);
 }
 
 let cached: { env: Env; settings: Settings } | undefined;
@@ -89,6 +111,7 @@ export function settings(env: Env): Settings {
     resultMaxBytes: positive(env, "CALL_RESULT_MAX_BYTES", 262_144, 1024),
     maxEdgeRounds: positive(env, "MAX_EDGE_ROUNDS", 8, 1),
     storeArguments: audit === "store",
+    mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
     secret: (name) => {
       const value: unknown = Reflect.get(env, name);
       return typeof value === "string" && value ? value : undefined;

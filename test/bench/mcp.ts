@@ -1,13 +1,16 @@
 // `npm run bench:mcp`: the MCP gateway (/mcp) in `wrangler dev` on the demo catalog.
 // (1) Tokens an MCP client holds after connecting (initialize instructions + tools/list, o200k),
-//     in each listing form, against connecting the same 12 servers directly (every tool as each
+//     in each listing form, on the stable surface (the default) and the dynamic one
+//     (`?activation=inject`), against connecting the same 12 servers directly (every tool as each
 //     server lists it: the catalog's snapshot, which `catalog build --check` keeps equal to the
 //     live servers). SERVERS names all 12 demo servers here, so the gateway offers every tool;
 //     nothing is called on them in this part.
 // (2) Per-request latency of tools/list, toolSearch and tools/call (server-everything's echo)
-//     through the gateway, each as a ratio over the same client calling server-everything
-//     directly over Streamable HTTP (a direct client has no search: its nearest act, tools/list,
-//     is the base for toolSearch). Interleaved, medians, one run. Writes section 9 of RESULTS.md.
+//     through the gateway, directly and through callTool, each as a ratio over the same client
+//     calling server-everything directly over Streamable HTTP (a direct client has no search: its
+//     nearest act, tools/list, is the base for toolSearch). Interleaved, medians, one run.
+// (3) Real agent CLIs (Codex CLI, opencode) with a scripted model: model steps from the first
+//     toolSearch call to the answer. Writes section 9 of RESULTS.md.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,8 +19,10 @@ import { Tiktoken } from "js-tiktoken/lite";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { mcpTool } from "../../worker/core/mcp-tools.ts";
+import { runCodex, runOpencode } from "../fixtures/agent-clis.ts";
 import { startEdgeServers } from "../fixtures/edge-servers.ts";
-import { DEV_AUTH, startWranglerDev } from "../fixtures/wrangler-dev.ts";
+import { startScriptedAgentModel } from "../fixtures/scripted-agent-model.ts";
+import { DEV_API_KEY, DEV_AUTH, startWranglerDev } from "../fixtures/wrangler-dev.ts";
 import { BENCH_WORK, ROOT } from "./catalogs.ts";
 import { pinnedDemo, replaceSection } from "./results.ts";
 
@@ -68,21 +73,35 @@ async function main(): Promise<void> {
     lines.push(
       `Demo catalog (${catalog.tools.length} tools, ${catalog.servers.length} servers), default model (claude-sonnet-4-5, 200k window: \`auto\` keeps \`names\`). Tokens (o200k_base) of the initialize instructions plus every tools/list page, as the client received them; direct: each server's tools/list (the catalog snapshot) and instructions.`,
       "",
-      "| connection | tools listed | tokens held | share of direct |",
-      "|---|---|---|---|",
-      `| the 12 servers directly | ${catalog.tools.length} | ${int(directTokens)} | 100% |`,
+      "| connection | surface | tools listed | tokens held | share of direct |",
+      "|---|---|---|---|---|",
+      `| the 12 servers directly | | ${catalog.tools.length} | ${int(directTokens)} | 100% |`,
     );
     for (const listing of ["auto", "names", "grouped", "servers", "none"]) {
-      const c = await client(`${dev.url}/mcp?listing=${listing}`, DEV_AUTH);
-      const h = await held(c);
-      lines.push(`| gateway, listing=${listing} | ${h.tools} | ${int(h.tokens)} | ${((100 * h.tokens) / directTokens).toFixed(1)}% |`);
-      await c.close();
+      for (const [surface, query] of [
+        ["stable", ""],
+        ["dynamic", "&activation=inject"],
+      ]) {
+        const c = await client(`${dev.url}/mcp?listing=${listing}${query}`, DEV_AUTH);
+        const h = await held(c);
+        lines.push(
+          `| gateway, listing=${listing} | ${surface} | ${h.tools} | ${int(h.tokens)} | ${((100 * h.tokens) / directTokens).toFixed(1)}% |`,
+        );
+        await c.close();
+      }
     }
     // (2) latency, interleaved: direct list, gateway list, gateway search, direct call, gateway call
     const d = await client(servers.everything);
-    const g = await client(`${dev.url}/mcp?deferral=on`, DEV_AUTH);
+    const g = await client(`${dev.url}/mcp`, DEV_AUTH);
     await g.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
-    const ms = { dList: [] as number[], gList: [] as number[], gSearch: [] as number[], dCall: [] as number[], gCall: [] as number[] };
+    const ms = {
+      dList: [] as number[],
+      gList: [] as number[],
+      gSearch: [] as number[],
+      dCall: [] as number[],
+      gCall: [] as number[],
+      gVia: [] as number[],
+    };
     for (let i = 0; i < ROUNDS + 20; i++) {
       const keep = i >= 20; // warm-up
       const dl = await time(() => d.listTools());
@@ -92,7 +111,10 @@ async function main(): Promise<void> {
       );
       const dc = await time(() => d.callTool({ name: "echo", arguments: { message: `m${i}` } }));
       const gc = await time(() => g.callTool({ name: "mcp__everything__echo", arguments: { message: `m${i}` } }));
-      if (keep) (ms.dList.push(dl), ms.gList.push(gl), ms.gSearch.push(gs), ms.dCall.push(dc), ms.gCall.push(gc));
+      const gv = await time(() =>
+        g.callTool({ name: "callTool", arguments: { name: "mcp__everything__echo", arguments: { message: `v${i}` } } }),
+      );
+      if (keep) (ms.dList.push(dl), ms.gList.push(gl), ms.gSearch.push(gs), ms.dCall.push(dc), ms.gCall.push(gc), ms.gVia.push(gv));
     }
     const row = (what: string, gw: number[], base: number[], baseName: string) =>
       `| ${what} | ${p(gw, 0.5).toFixed(1)} | ${p(gw, 0.99).toFixed(1)} | ${p(base, 0.5).toFixed(1)} (${baseName}) | ${(p(gw, 0.5) / p(base, 0.5)).toFixed(2)}x |`;
@@ -105,9 +127,37 @@ async function main(): Promise<void> {
       row("tools/list", ms.gList, ms.dList, "tools/list"),
       row("tools/call toolSearch", ms.gSearch, ms.dList, "tools/list"),
       row("tools/call echo", ms.gCall, ms.dCall, "tools/call echo"),
+      row("tools/call callTool → echo", ms.gVia, ms.dCall, "tools/call echo"),
+      "",
+      `callTool over a direct tools/call of the same tool through the gateway, at p50: ${(p(ms.gVia, 0.5) / p(ms.gCall, 0.5)).toFixed(2)}x.`,
     );
     await d.close();
     await g.close();
+    // (3) real agent CLIs: model steps from the first toolSearch to the answer
+    const model = await startScriptedAgentModel();
+    try {
+      lines.push(
+        "",
+        "Real agent CLIs, default settings, the gateway's stable surface as their MCP server, a scripted model (toolSearch, then callTool, then the answer). Steps: model requests after the first toolSearch call up to the answer (target 2).",
+        "",
+        "| client | tools it called | steps from toolSearch to the answer | server's answer in final text | wall time s |",
+        "|---|---|---|---|---|",
+      );
+      const gateway = { url: `${dev.url}/mcp`, key: DEV_API_KEY, model: model.url };
+      for (const [name, runAgent] of [
+        ["Codex CLI 0.171.0 (`codex exec`)", runCodex],
+        ["opencode 1.18.33 (`opencode run`)", runOpencode],
+      ] as const) {
+        const from = model.requests.length;
+        const r = await runAgent(gateway, "Find the echo tool and echo the phrase 'bench-phrase-1'.");
+        const steps = model.requests.slice(from).map((q) => ("call" in q.step ? q.step.call.name : "answer"));
+        const after = steps.length - 1 - steps.findIndex((s) => s.endsWith("toolSearch"));
+        const ok = r.text.includes("Echo: bench-phrase-1") ? "yes" : "no";
+        lines.push(`| ${name} | ${r.calls.join(", ")} | ${after} | ${ok} | ${(r.ms / 1000).toFixed(1)} |`);
+      }
+    } finally {
+      await model.close();
+    }
   } finally {
     await dev.stop();
     await servers.stop();

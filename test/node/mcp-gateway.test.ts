@@ -1,8 +1,9 @@
 // The MCP gateway as MCP clients meet it: `wrangler dev` (workerd without the test plugin's patched
 // Function, so any code generation would fail here) behind real HTTP, on the demo catalog with
 // SERVERS naming server-everything over Streamable HTTP, and two independent clients: the MCP SDK
-// Client with StreamableHTTPClientTransport, and the MCP Inspector's CLI mode (its own client, the
-// v2 SDK). Tools of the demo's other servers are client-run: not offered here.
+// Client with StreamableHTTPClientTransport (the stable surface, the default, and the dynamic
+// `?activation=inject` form), and the MCP Inspector's CLI mode (its own client, the v2 SDK). Tools
+// of the demo's other servers are client-run: not offered here.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -39,8 +40,24 @@ async function connect(query: string) {
 }
 
 describe("MCP gateway through wrangler dev, SDK client", () => {
-  it("initialize, list, search, list_changed, re-list, a call through to server-everything, DELETE", async () => {
-    const { client, transport, changed } = await connect("deferral=on&model=gpt-5&listing=names");
+  it("the stable surface: search, then callTool with the name and schema the result gives; tools/list never changes", async () => {
+    const { client, changed } = await connect("model=gpt-5");
+    const listed = JSON.stringify((await client.listTools()).tools);
+    expect(JSON.parse(listed).map((t: { name: string }) => t.name)).toEqual(["toolSearch", "callTool"]);
+    const r = await client.callTool({ name: "toolSearch", arguments: { query: "add two numbers" } });
+    const text = (r.content as Array<{ text: string }>)[0]!.text;
+    // what a model reads: the exact name, and its input schema as one line of JSON
+    const schema = text.split("\n").find((l) => l.startsWith('{"name":"mcp__everything__get-sum"'))!;
+    expect(JSON.parse(schema).inputSchema.required).toEqual(["a", "b"]);
+    const sum = await client.callTool({ name: "callTool", arguments: { name: JSON.parse(schema).name, arguments: { a: 20, b: 22 } } });
+    expect(sum.content).toEqual([{ type: "text", text: "The sum of 20 and 22 is 42." }]);
+    expect(changed).toEqual([]);
+    expect(JSON.stringify((await client.listTools()).tools)).toBe(listed);
+    await client.close();
+  });
+
+  it("activation=inject: initialize, list, search, list_changed, re-list, a call through to server-everything, DELETE", async () => {
+    const { client, transport, changed } = await connect("activation=inject&model=gpt-5&listing=names");
     expect(transport.sessionId).toMatch(/^ses_/);
     expect(client.getServerVersion()?.name).toBe("toolsearch");
     const instructions = client.getInstructions()!;
@@ -49,7 +66,7 @@ describe("MCP gateway through wrangler dev, SDK client", () => {
     expect(instructions).toMatch(/cannot reach their servers \(a client runs them itself\): .*github \(26\)/);
     expect(instructions).not.toContain("mcp__github__create_issue");
     const before = (await client.listTools()).tools.map((t) => t.name);
-    expect(before).toEqual(["toolSearch"]);
+    expect(before).toEqual(["toolSearch", "callTool"]);
 
     const r = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
     expect(JSON.stringify(r.content)).toContain("Loaded 1 tool");
@@ -92,9 +109,9 @@ async function inspector(query: string, ...args: string[]) {
 }
 
 describe("MCP gateway through wrangler dev, the MCP Inspector CLI", () => {
-  it("tools/list shows toolSearch, not the deferred tools", async () => {
-    const listed = await inspector("deferral=on", "--method", "tools/list");
-    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["toolSearch"]);
+  it("tools/list shows toolSearch and callTool, not the deferred tools", async () => {
+    const listed = await inspector("", "--method", "tools/list");
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(["toolSearch", "callTool"]);
   });
 
   it("tools/call runs toolSearch, and (every tool listed) a tool through to server-everything", async () => {

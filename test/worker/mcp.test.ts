@@ -1,72 +1,20 @@
 // The MCP gateway inside workerd: the MCP SDK client (StreamableHTTPClientTransport) talks to the
 // Worker's fetch, with real Durable Objects, on the `edge` catalog whose servers (server-everything,
-// the stateful fixture) edge-setup.ts runs and SERVERS names. The story a client lives through
-// (initialize, list, search, list_changed, re-list, a call through to server-everything, DELETE),
+// the stateful fixture) edge-setup.ts runs and SERVERS names. The dynamic form's story
+// (`?activation=inject`: initialize, list, search, list_changed, re-list, a call through to
+// server-everything, DELETE; the stable default is mcp-stable.test.ts),
 // byte-stable instructions and listing, what the gateway cannot run or the tenant may not see,
-// tenants, a Durable Object restart, and every protocol-level bad input with nothing half-written.
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+// tenants, and a Durable Object restart (protocol-level bad input: mcp-spec.test.ts).
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import worker from "../../worker/index.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_A, AUTH_B, BASE, callWith, EDGE, fixture, fixtureCalls, sessionObject, upstreamOf, type Json } from "./helpers.ts";
-
-/** The Worker's fetch with vars over the test deployment's (the edge catalog by default). */
-const gateway =
-  (vars: Record<string, unknown> = EDGE) =>
-  (u: string | URL | Request, init?: RequestInit) =>
-    worker.fetch(new Request(u, init), { ...env, ...vars } as Env, createExecutionContext());
-
-/** SERVERS with only server-everything: the fixture and legacy servers become client-run. */
-const everythingOnly = () => ({
-  ...EDGE,
-  SERVERS: JSON.stringify({ everything: (JSON.parse(env.SERVERS as unknown as string) as Json).everything }),
-});
-
-async function connect(query = "deferral=on", auth: Record<string, string> = AUTH_A, vars: Record<string, unknown> = EDGE) {
-  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp?${query}`), {
-    fetch: gateway(vars),
-    requestInit: { headers: auth },
-  });
-  const client = new Client({ name: "mcp-test", version: "1.0.0" });
-  const changed: number[] = [];
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void changed.push(Date.now()));
-  await client.connect(transport);
-  return { client, transport, changed, id: transport.sessionId! };
-}
-
-const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
-const textOf = (r: Json) => (r.content as Json[]).map((c) => c.text).join("\n");
-const audit = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=100`)).body.events as Json[];
-
-/** A raw JSON-RPC POST to /mcp. */
-async function rpc(body: unknown, headers: Record<string, string> = {}) {
-  const res = await gateway()(`${BASE}/mcp`, {
-    method: "POST",
-    headers: { ...AUTH_A, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  // an SSE answer carries its JSON-RPC messages in data: lines
-  const data = res.headers.get("content-type")?.startsWith("text/event-stream")
-    ? text
-        .split("\n")
-        .filter((l) => l.startsWith("data: "))
-        .map((l) => JSON.parse(l.slice(6)))
-    : [JSON.parse(text || "null")];
-  return { status: res.status, headers: res.headers, messages: data as Json[] };
-}
-
-async function stored(id: string) {
-  return runInDurableObject(sessionObject(id), (o: SessionDO) => ({ state: o.get(), events: o.events() }));
-}
+import { AUTH_A, AUTH_B, callWith, EDGE, fixture, fixtureCalls, sessionObject, upstreamOf } from "./helpers.ts";
+import { audit, connect, everythingOnly, gateway, rpc, textOf, toolNames } from "./mcp-rig.ts";
 
 describe("MCP gateway: the client's story", () => {
-  it("initialize, list, search with list_changed, re-list, a call through to server-everything, DELETE", async () => {
-    const { client, transport, changed, id } = await connect();
+  it("activation=inject: initialize, list, search with list_changed, re-list, a call through to server-everything, DELETE", async () => {
+    const { client, transport, changed, id } = await connect("activation=inject");
     expect(id).toMatch(/^ses_/);
     const instructions = client.getInstructions()!;
     expect(instructions).toMatch(/^This gateway serves 23 tools from 3 servers through tool search/);
@@ -74,20 +22,21 @@ describe("MCP gateway: the client's story", () => {
     expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
 
     const first = await client.listTools();
-    expect(first.tools.map((t) => t.name)).toEqual(["toolSearch"]);
+    expect(first.tools.map((t) => t.name)).toEqual(["toolSearch", "callTool"]);
     const searchTool = first.tools[0]!;
     expect(searchTool.description).toContain("mcp__everything__echo"); // the listing rides in its description too
 
     const r = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo,mcp__everything__get-sum" } });
     expect(r.isError).toBeFalsy();
     expect(textOf(r)).toContain("Loaded 2 tools");
+    expect(textOf(r)).toContain('callTool({"name":"mcp__everything__echo","arguments":{...}})'); // for a client that re-lists late
     expect(changed.length).toBe(1);
 
     const second = await client.listTools();
-    expect(second.tools.map((t) => t.name)).toEqual(["toolSearch", "mcp__everything__echo", "mcp__everything__get-sum"]);
-    // byte-stable: the listing never changes for the session
-    expect(JSON.stringify(second.tools[0])).toBe(JSON.stringify(searchTool));
-    expect(second.tools[1]!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(second.tools.map((t) => t.name)).toEqual(["toolSearch", "callTool", "mcp__everything__echo", "mcp__everything__get-sum"]);
+    // byte-stable: the listing never changes for the session, and loaded tools join at the end
+    expect(JSON.stringify(second.tools.slice(0, 2))).toBe(JSON.stringify(first.tools));
+    expect(second.tools[2]!.annotations).toMatchObject({ readOnlyHint: true });
 
     // the call runs at the edge, in the session's kept-alive upstream MCP session
     const echo = await client.callTool({ name: "mcp__everything__echo", arguments: { message: "through the gateway" } });
@@ -111,13 +60,13 @@ describe("MCP gateway: the client's story", () => {
     await client.close();
   });
 
-  it("a deferred tool called directly is loaded (list_changed), its arguments checked, then run", async () => {
-    const { client, changed } = await connect();
+  it("activation=inject: a deferred tool called directly is loaded (list_changed), its arguments checked, then run", async () => {
+    const { client, changed } = await connect("activation=inject");
     const bad = await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: "one" } });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/invalid arguments for mcp__everything__get-sum/);
     expect(changed.length).toBe(1);
-    expect(await toolNames(client)).toEqual(["toolSearch", "mcp__everything__get-sum"]);
+    expect(await toolNames(client)).toEqual(["toolSearch", "callTool", "mcp__everything__get-sum"]);
     const sum = await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: 2, b: 3 } });
     expect(textOf(sum)).toBe("The sum of 2 and 3 is 5.");
     expect(changed.length).toBe(1);
@@ -199,7 +148,7 @@ describe("MCP gateway: what it offers", () => {
     expect(textOf(sel)).toContain("mcp__fixture__whoami is not available in this session");
     await expect(client.callTool({ name: "mcp__fixture__whoami", arguments: {} })).rejects.toThrow(/Unknown tool: mcp__fixture__whoami/);
     expect(changed.length).toBe(0);
-    expect(await toolNames(client)).toEqual(["toolSearch"]);
+    expect(await toolNames(client)).toEqual(["toolSearch", "callTool"]);
   });
 
   it("with no reachable server it offers nothing, and says why", async () => {
@@ -243,110 +192,10 @@ describe("MCP gateway: tenants and restarts", () => {
   });
 
   it("the session survives its Durable Object restarting", async () => {
-    const { client, id } = await connect();
+    const { client, id } = await connect("activation=inject");
     await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__get-sum" } });
     await runInDurableObject(sessionObject(id), (_o: SessionDO, state) => state.abort("restart for the test")).catch(() => {});
-    expect(await toolNames(client)).toEqual(["toolSearch", "mcp__everything__get-sum"]);
+    expect(await toolNames(client)).toEqual(["toolSearch", "callTool", "mcp__everything__get-sum"]);
     expect(textOf(await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: 1, b: 1 } }))).toBe("The sum of 1 and 1 is 2.");
-  });
-});
-
-describe("MCP gateway: protocol-level bad input", () => {
-  const list = { jsonrpc: "2.0", id: 3, method: "tools/list" };
-  // [what, body, headers, send the real session id?, status, JSON-RPC code]
-  const cases: Array<[string, unknown, Record<string, string>, boolean, number, number]> = [
-    ["malformed JSON", "{not json", {}, true, 400, -32700],
-    ["not JSON-RPC", { hello: "world" }, {}, true, 400, -32600],
-    ["a request without Mcp-Session-Id", list, {}, false, 400, -32000],
-    ["an unknown session id", list, { "mcp-session-id": "ses_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }, false, 404, -32001],
-    ["a malformed session id", list, { "mcp-session-id": "nope" }, false, 404, -32001],
-    ["an unsupported protocol version", list, { "mcp-protocol-version": "1999-01-01" }, true, 400, -32000],
-    ["a protocol version other than the negotiated one", list, { "mcp-protocol-version": "2025-03-26" }, true, 400, -32000],
-    ["a batch in a protocol without batches", [list, { ...list, id: 4 }], {}, true, 400, -32600],
-    [
-      "initialize inside a batch",
-      [
-        {
-          jsonrpc: "2.0",
-          id: 5,
-          method: "initialize",
-          params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "x", version: "1" } },
-        },
-        list,
-      ],
-      {},
-      true,
-      400,
-      -32600,
-    ],
-  ];
-  for (const [what, body, headers, withSession, status, code] of cases) {
-    it(`${what}: ${status} with JSON-RPC error ${code}, nothing stored`, async () => {
-      const { client, id } = await connect();
-      await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
-      const before = await stored(id);
-      const r = await rpc(body, { "mcp-protocol-version": "2025-11-25", ...(withSession ? { "mcp-session-id": id } : {}), ...headers });
-      expect(r.status).toBe(status);
-      expect(r.messages[0].jsonrpc).toBe("2.0");
-      expect(r.messages[0].error.code).toBe(code);
-      const after = await stored(id);
-      expect({ ...after.state, lastUsedAt: 0 }).toEqual({ ...before.state, lastUsedAt: 0 });
-      expect(after.events).toEqual(before.events);
-    });
-  }
-
-  it("an unknown method is JSON-RPC -32601 Method not found", async () => {
-    const { id } = await connect();
-    const r = await rpc(
-      { jsonrpc: "2.0", id: 6, method: "tools/frobnicate" },
-      { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
-    );
-    expect(r.status).toBe(200);
-    expect(r.messages[0].error.code).toBe(-32601);
-  });
-
-  it("a bad cursor is -32602 Invalid params; tools/list pages with nextCursor", async () => {
-    const { client, id } = await connect("deferral=off");
-    const r = await rpc(
-      { jsonrpc: "2.0", id: 7, method: "tools/list", params: { cursor: "zzz" } },
-      { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
-    );
-    expect(r.messages[0].error.code).toBe(-32602);
-    // 23 tools fit one page of 100: no cursor; the SDK client follows nextCursor when there is one
-    expect((await client.listTools()).nextCursor).toBeUndefined();
-  });
-
-  it("GET is 405 (no server-initiated stream); no key is 401", async () => {
-    const { id } = await connect();
-    const get = await gateway()(`${BASE}/mcp`, { headers: { ...AUTH_A, accept: "text/event-stream", "mcp-session-id": id } });
-    expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toBe("POST, DELETE");
-    const anon = await gateway()(`${BASE}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-    expect(anon.status).toBe(401);
-    expect(anon.headers.get("www-authenticate")).toMatch(/^Bearer/);
-  });
-
-  it("protocol 2025-03-26 negotiates, omits the version header, and may batch", async () => {
-    const init = await rpc({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "old", version: "1" } },
-    });
-    expect(init.messages[0].result.protocolVersion).toBe("2025-03-26");
-    const id = init.headers.get("mcp-session-id")!;
-    const r = await rpc([list, { ...list, id: 9 }], { "mcp-session-id": id });
-    expect(r.status).toBe(200);
-    expect(r.messages.map((m) => m.id).sort()).toEqual([3, 9]);
-  });
-
-  it("an unsupported requested version is answered with the latest", async () => {
-    const init = await rpc({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2030-01-01", capabilities: {}, clientInfo: { name: "future", version: "1" } },
-    });
-    expect(init.messages[0].result.protocolVersion).toBe("2025-11-25");
   });
 });

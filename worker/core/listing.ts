@@ -13,7 +13,7 @@
 // in punctuation (`-`) can merge with the `,` or line break after it: at most 1 token over.
 
 import { sanitizePart } from "./names.ts";
-import { TOOL_SEARCH_NAME } from "./prompt.ts";
+import { CALL_TOOL_NAME, TOOL_SEARCH_NAME } from "./prompt.ts";
 
 /** richest first: `auto` picks the first that fits its budget */
 export const LISTING_FORMS = ["names", "grouped", "servers", "none"] as const;
@@ -103,6 +103,17 @@ function noneHeader(tools: number, servers: number): string {
     `${tools} ${tools === 1 ? "tool" : "tools"} from ${servers} ${servers === 1 ? "server" : "servers"} exist but are not loaded, and their names are not listed. ` +
     `Find them with ${TOOL_SEARCH_NAME}: keywords describing the task search every tool and load the best matches; ` +
     `results name each tool's server, and \`mcp__<server>\` alone lists that server's tools a page at a time. ${LOADED}`
+  );
+}
+
+/**
+ * A section for a surface whose tools list never changes (the MCP gateway's stable surface): the
+ * header's "loaded tools appear in your tools list" sentence says to run them with callTool.
+ */
+export function viaCallTool(section: string): string {
+  return section.replace(
+    /Loaded tools appear in your tools list (under their full names )?and stay loaded: call them directly\./,
+    `Loaded tools stay loaded; run one with ${CALL_TOOL_NAME} by the exact name the ${TOOL_SEARCH_NAME} result gives.`,
   );
 }
 

@@ -1,12 +1,14 @@
-// The MCP gateway's view of a session, pure: the tools a client lists (core tools, toolSearch
-// carrying the frozen deferred listing in its description, then activated tools in activation
-// order), paged with opaque cursors, and the initialize instructions. Every text comes from the
-// session's frozen fields, so what an MCP client puts in front of its model is byte-stable for
-// the session's life, like the system section on /v1.
+// The MCP gateway's view of a session, pure: the tools a client lists (core tools, then in deferred
+// mode toolSearch carrying the frozen deferred listing in its description and callTool, then, with
+// `inject` activation only, activated tools in activation order), paged with opaque cursors, and
+// the initialize instructions. Every text comes from the session's frozen fields, so with `proxy`
+// activation (the default) tools/list is the same bytes for every request of every session with
+// the same options and tenant, and nothing a call does changes it.
 
 import type { CatalogTool } from "./catalog.ts";
 import { ToolsearchError } from "./errors.ts";
-import { TOOL_SEARCH_TOOL } from "./prompt.ts";
+import { ALWAYS_LOAD_META, GATEWAY_CALL_TOOL, gatewayToolSearch, type GatewayActivation } from "./mcp-gateway.ts";
+import type { ToolDefinition } from "./prompt.ts";
 
 /** tools/list page size: large enough that typical sessions fit one page */
 export const MCP_PAGE_SIZE = 100;
@@ -19,10 +21,12 @@ export interface McpTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }
 
 export interface McpSessionView {
   mode: "deferred" | "full";
+  activation: GatewayActivation;
   systemSection: string;
   coreTools: readonly string[];
   activations: readonly string[];
@@ -36,9 +40,9 @@ export function mcpTool(t: CatalogTool): McpTool {
   return tool;
 }
 
-/** toolSearch as an MCP tool: MCP clients show tool descriptions to the model, so the listing rides here too. */
-export function mcpToolSearch(section: string): McpTool {
-  return { ...TOOL_SEARCH_TOOL, description: section ? `${TOOL_SEARCH_TOOL.description}\n\n${section}` : TOOL_SEARCH_TOOL.description };
+/** A gateway tool (toolSearch, callTool) as MCP lists it: marked to stay loaded in clients that defer MCP tools. */
+function gatewayTool(t: ToolDefinition): McpTool {
+  return { name: t.name, description: t.description, inputSchema: t.inputSchema, _meta: { ...ALWAYS_LOAD_META } };
 }
 
 /** Every tool the session offers now, in its stable order. */
@@ -48,8 +52,10 @@ export function sessionMcpTools(byName: ReadonlyMap<string, CatalogTool>, s: Mcp
     if (!t) throw new ToolsearchError("catalog_mismatch", `tool ${name} is not in the session's catalog`);
     return mcpTool(t);
   };
-  const search = s.mode === "deferred" ? [mcpToolSearch(s.systemSection)] : [];
-  return [...s.coreTools.map(def), ...search, ...s.activations.map(def)];
+  if (s.mode === "full") return s.coreTools.map(def);
+  // MCP clients show tool descriptions to the model, so the listing rides in toolSearch's
+  const gateway = [gatewayToolSearch(s.systemSection, s.activation), GATEWAY_CALL_TOOL].map(gatewayTool);
+  return [...s.coreTools.map(def), ...gateway, ...(s.activation === "inject" ? s.activations.map(def) : [])];
 }
 
 const CURSOR_RE = /^o([0-9]{1,7})$/;
@@ -94,7 +100,7 @@ export function gatewayOffer(visible: readonly CatalogTool[], reachable: { has(s
 
 /** The initialize instructions: how to load tools, the deferred listing, and what is not offered here. */
 export function mcpInstructions(
-  view: Pick<McpSessionView, "mode" | "systemSection">,
+  view: Pick<McpSessionView, "mode" | "activation" | "systemSection">,
   offered: { tools: number; servers: number },
   unreachable: readonly Unreachable[],
 ): string {
@@ -104,7 +110,9 @@ export function mcpInstructions(
     offered.tools === 0
       ? "This gateway offers no tools: it reaches none of its catalog's servers (the deployment's SERVERS names none of them)."
       : view.mode === "deferred"
-        ? `${serves} through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); loaded tools join tools/list (the server sends notifications/tools/list_changed) and stay loaded for this session.`
+        ? view.activation === "proxy"
+          ? `${serves} through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); its result gives each tool's exact name and input schema. Run a loaded tool with callTool ({"name": "<exact name>", "arguments": {...}}). tools/list never changes.`
+          : `${serves} through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); loaded tools join tools/list (the server sends notifications/tools/list_changed) and stay loaded for this session; callTool runs them too.`
         : `${serves}; every one is in tools/list.`,
   ];
   if (unreachable.length) {

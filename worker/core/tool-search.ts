@@ -4,11 +4,13 @@
 // refusal, audited as a denial), record the activation (passed in: the session object does it
 // atomically, with its audit rows), and the result text. In proxy mode the result also carries the
 // loaded tools' schemas, since the model's tools list never changes there and it calls them
-// through callTool.
+// through callTool; on the MCP gateway it always does (mcp-gateway.ts), since a client may not
+// re-list in time and adds its own prefix to tool names.
 
 import type { AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
 import type { Activation } from "./chat.ts";
+import { gatewayCallGuide } from "./mcp-gateway.ts";
 import { toolDefinition } from "./prompt.ts";
 import { DEFAULT_LIMIT, formatResult, parseQuery, runSearch, type Match, type SearchCatalog } from "./search.ts";
 
@@ -99,7 +101,9 @@ export async function answerToolSearch(
     typeof query === "string" ? query : "",
     proxy ? "callTool" : "tools",
   );
-  if (proxy) result += proxySchemas(cat.byName, [...activation.loaded, ...activation.alreadyLoaded]);
+  const shown = [...activation.loaded, ...activation.alreadyLoaded];
+  if (via === "mcp") result += gatewayCallGuide(cat.byName, shown);
+  else if (proxy) result += proxySchemas(cat.byName, shown);
   return {
     result,
     isError: outcome.kind === "error",

@@ -1,11 +1,13 @@
-// The MCP gateway's protocol checks, before any SDK code runs: the JSON-RPC body (size, syntax,
-// batches), the Mcp-Session-Id that names a gateway session, the MCP-Protocol-Version header, and
-// the JSON-RPC error shape every failure on /mcp is answered in (the Worker's one handler calls
+// The MCP gateway's protocol checks, before any SDK code runs: the Origin header (a browser page
+// of another site gets 403: DNS rebinding), the JSON-RPC body (size, syntax, batches), the
+// Mcp-Session-Id that names a gateway session, the MCP-Protocol-Version header, and the JSON-RPC
+// error shape every failure on /mcp is answered in (the Worker's one handler calls
 // rpcErrorResponse for this route).
 
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../core/errors.ts";
 import { json, MAX_BODY_BYTES, type RouteContext } from "../http.ts";
+import { settings } from "../settings.ts";
 import { SessionClient } from "../session/client.ts";
 import type { SessionState } from "../session/state.ts";
 import type { McpSession } from "./server.ts";
@@ -14,7 +16,7 @@ import type { McpSession } from "./server.ts";
 export class RpcError extends ToolsearchError {
   readonly rpcCode: number;
   constructor(rpcCode: number, message: string, status = 400) {
-    super(status === 404 ? "not_found" : "bad_request", message, status);
+    super(status === 404 ? "not_found" : status === 403 ? "forbidden" : "bad_request", message, status);
     this.rpcCode = rpcCode;
   }
 }
@@ -47,20 +49,32 @@ export async function readMessages(request: Request): Promise<{ body: unknown; m
   return { body, messages };
 }
 
-/** The negotiated protocol version of a session, checked against the request's header. */
-export function checkProtocol(c: RouteContext, session: McpSession): void {
+const LOOPBACK = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+/**
+ * A present Origin must be allowed: the Worker's own, a loopback one (a local page cannot be a
+ * rebinding attack on a remote host), or one MCP_ALLOWED_ORIGINS names. No Origin: not a browser.
+ */
+export function checkOrigin(c: RouteContext): void {
+  const origin = c.request.headers.get("origin");
+  if (origin === null || origin === c.url.origin || LOOPBACK.test(origin)) return;
+  const allowed = settings(c.env).mcpAllowedOrigins;
+  if (allowed === "*" || allowed.has(origin)) return;
+  throw new RpcError(-32000, `Forbidden: Origin ${origin.slice(0, 100)} is not allowed (MCP_ALLOWED_ORIGINS)`, 403);
+}
+
+/**
+ * The MCP-Protocol-Version header: any supported version, as the SDK's own server accepts (a
+ * client may resume or open streams with another one); the negotiated version still decides
+ * batching. No header: a 2025-03-26 client, which may omit it.
+ */
+export function checkProtocol(c: RouteContext): void {
   const given = c.request.headers.get("mcp-protocol-version");
-  if (given === null) return; // 2025-03-26 clients may omit it; the session knows what was negotiated
-  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(given))
-    throw new RpcError(
-      -32000,
-      `Bad Request: unsupported MCP-Protocol-Version ${given.slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
-    );
-  if (given !== session.mcp.protocolVersion)
-    throw new RpcError(
-      -32000,
-      `Bad Request: MCP-Protocol-Version ${given} differs from the version negotiated for this session (${session.mcp.protocolVersion})`,
-    );
+  if (given === null || SUPPORTED_PROTOCOL_VERSIONS.includes(given)) return;
+  throw new RpcError(
+    -32000,
+    `Bad Request: unsupported MCP-Protocol-Version ${given.slice(0, 40)} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+  );
 }
 
 /** The MCP session named by the request's Mcp-Session-Id: 400 without one, 404 for an unknown one. */

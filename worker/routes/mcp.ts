@@ -8,7 +8,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { json, route, type RouteContext } from "../http.ts";
-import { BATCH_VERSIONS, checkProtocol, mcpSession, readMessages, RpcError, rpcErrorResponse } from "../mcp/protocol.ts";
+import { BATCH_VERSIONS, checkOrigin, checkProtocol, mcpSession, readMessages, RpcError, rpcErrorResponse } from "../mcp/protocol.ts";
 import { mcpServer, mcpSessionRequest, type McpSession } from "../mcp/server.ts";
 import { SessionClient } from "../session/client.ts";
 import { createSession, sessionCatalog } from "../session/create.ts";
@@ -48,7 +48,7 @@ async function post(c: RouteContext): Promise<Response> {
     return serve(state as McpSession, c, body);
   }
   const session = await mcpSession(c);
-  checkProtocol(c, session);
+  checkProtocol(c);
   if (Array.isArray(body) && !BATCH_VERSIONS.has(session.mcp.protocolVersion)) {
     throw new RpcError(-32600, `Invalid Request: JSON-RPC batches are not allowed in protocol ${session.mcp.protocolVersion}`);
   }
@@ -57,7 +57,7 @@ async function post(c: RouteContext): Promise<Response> {
 
 async function remove(c: RouteContext): Promise<Response> {
   const session = await mcpSession(c);
-  checkProtocol(c, session);
+  checkProtocol(c);
   await SessionClient.of(c, session.id).remove();
   return new Response(null, { status: 204 });
 }
@@ -77,8 +77,13 @@ async function get(c: RouteContext): Promise<Response> {
 }
 
 const onError = rpcErrorResponse;
+/** Every method checks Origin first: a page of another site learns nothing, not even a 404. */
+const guarded = (handler: (c: RouteContext) => Promise<Response>) => async (c: RouteContext) => {
+  checkOrigin(c);
+  return handler(c);
+};
 export const mcpRoutes = [
-  route("POST", "/mcp", post, onError),
-  route("DELETE", "/mcp", remove, onError),
-  route("GET", "/mcp", get, onError),
+  route("POST", "/mcp", guarded(post), onError),
+  route("DELETE", "/mcp", guarded(remove), onError),
+  route("GET", "/mcp", guarded(get), onError),
 ];

@@ -8,6 +8,7 @@ import { sha256Hex } from "../core/canonical.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { freezeSession, type SessionRequest } from "../core/frozen.ts";
 import { resolveProfile } from "../core/policy.ts";
+import { viaCallTool } from "../core/listing.ts";
 import { gatewayOffer, mcpInstructions } from "../core/mcp-tools.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { requireServers, settings } from "../settings.ts";
@@ -95,11 +96,13 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
   const gateway = req.mcp && gatewayOffer(visible, requireServers(config));
   if (gateway) visible = gateway.offered;
   const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
+  // the gateway's stable surface never lists loaded tools: its section says how to run them
+  if (req.mcp && req.activation === "proxy") frozen.systemSection = viaCallTool(frozen.systemSection);
   const mcp = req.mcp &&
     gateway && {
       protocolVersion: req.mcp.protocolVersion,
       servers: gateway.servers,
-      instructions: mcpInstructions(frozen, gateway.counts, gateway.unreachable),
+      instructions: mcpInstructions({ ...frozen, activation: req.activation }, gateway.counts, gateway.unreachable),
     };
   const { model, profile, activation, deferral, contextWindow } = req;
   const init: SessionInit = {

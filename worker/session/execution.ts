@@ -21,13 +21,14 @@ import { checkArguments } from "../core/tool-args.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import type { Settings } from "../settings.ts";
-import { callRemote, closeRemote, UpstreamFailure } from "./mcp-client.ts";
+import { callRemote, closeRemote, UpstreamFailure, type Progress } from "./mcp-client.ts";
 import type { ServerSessions } from "./server-sessions.ts";
 import type { SessionInit } from "./state.ts";
 
-/** Who is calling: the surface, for the audit trail. */
+/** Who is calling: the surface, for the audit trail; `onProgress` (a stub across RPC) asks the server for progress. */
 export interface CallContext {
   via: "rest" | "chat" | "mcp";
+  onProgress?: (p: Progress) => void;
 }
 
 /** A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes). */
@@ -130,7 +131,7 @@ export async function executeCall(
   const { before, call } = port.transaction(() => ({ before: port.servers.get(tool.server), call: port.begin({ ...base, type: "call" }) }));
   const startedAt = Date.now();
   try {
-    const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args, call.signal);
+    const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args, call.signal, context.onProgress);
     if (!before)
       opening.set(
         key,

@@ -5,7 +5,8 @@
 // HTTP; SSE when the server refuses it) and reports the new session for the caller to store. A
 // 404 on a stored session means the server expired it: re-initialize, call again, and say so.
 // No standalone GET stream is opened (the custom fetch answers GET 405, which the SDK accepts):
-// nothing server-initiated is needed, and an open stream would pin the object in memory.
+// nothing server-initiated is needed, and an open stream would pin the object in memory. With
+// `onProgress`, the call carries a progressToken and the server's progress goes to it.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -19,6 +20,13 @@ import type { ServerConfig } from "../core/servers.ts";
 export interface UpstreamSession {
   sessionId: string;
   protocolVersion: string;
+}
+
+/** A server's progress on a call (MCP notifications/progress, without the token). */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export type FailureKind = "timeout" | "transport_error" | "cancelled";
@@ -128,6 +136,7 @@ async function once(
   tool: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  onProgress?: (p: Progress) => void,
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const sent: Promise<unknown>[] = [];
   const { client, transport } = await connect(server, headers, stored, sent);
@@ -143,7 +152,8 @@ async function once(
   let failed = false;
   try {
     // on timeout or abort the SDK sends notifications/cancelled for this request (see finally)
-    const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs, signal });
+    const progress = onProgress && { onprogress: ({ progress, total, message }: Progress) => onProgress({ progress, total, message }) };
+    const call = client.callTool({ name: tool, arguments: args }, undefined, { timeout: server.timeoutMs, signal, ...progress });
     const raw = (await Promise.race([call, broken])) as Record<string, unknown>;
     // servers of protocol 2024-10-07 may answer { toolResult }: the same thing in an older shape
     const result = (
@@ -172,9 +182,10 @@ export async function callRemote(
   tool: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  onProgress?: (p: Progress) => void,
 ): Promise<RemoteCall> {
   try {
-    return { ...(await once(server, headers, stored, tool, args, signal)), reinitialized: false };
+    return { ...(await once(server, headers, stored, tool, args, signal, onProgress)), reinitialized: false };
   } catch (e) {
     if (stored && expired(e)) {
       // fall through to one retry in a new session. Safe even for a non-idempotent tool: the server
@@ -189,7 +200,7 @@ export async function callRemote(
     } else throw classify(e, server, signal);
   }
   try {
-    return { ...(await once(server, headers, null, tool, args, signal)), reinitialized: true };
+    return { ...(await once(server, headers, null, tool, args, signal, onProgress)), reinitialized: true };
   } catch (e) {
     throw classify(e, server, signal);
   }
