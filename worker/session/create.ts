@@ -34,7 +34,7 @@ function newSessionId(): string {
  * The id a key names (a prompt_cache_key, a conversation's beginning): 192 bits of
  * sha256(tenant, key), so every request with that key reaches the same object, with no lookup.
  */
-export async function keyedSessionId(c: RouteContext, key: string): Promise<string> {
+export async function keyedSessionId(c: Pick<RouteContext, "tenant">, key: string): Promise<string> {
   const hex = await sha256Hex(`${c.tenant}\u0000${key}`);
   return idOf(Uint8Array.from(hex.slice(0, 48).match(/../g)!, (h) => parseInt(h, 16)));
 }
