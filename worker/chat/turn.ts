@@ -13,6 +13,7 @@ import { resultText } from "../core/call-result.ts";
 import { withSystemSection, type ChatMessage } from "../core/chat.ts";
 import { forcedNames, upstreamClientTool, withClientTools } from "../core/client-tools.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
+import type { Activate } from "../core/tool-search.ts";
 import { sessionAccess } from "../core/access.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { settings } from "../settings.ts";
@@ -37,6 +38,8 @@ export interface ChatTurn {
   abort: AbortController;
   /** x-toolsearch-* headers every answer carries */
   headers: Record<string, string>;
+  /** names this turn loaded (searches, and calls that loaded their tool), in order */
+  loaded: string[];
   session: SessionClient;
 }
 
@@ -62,13 +65,19 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
   const { state, splices, session, cat, plan, toolsChanged } = await chatSession(c, body, options, chain, set);
   const catalog = withClientTools(cat, set);
   const access = clientAccess(sessionAccess(cat.tools, state), set);
-  const activate = activateIn(session, plan);
+  const loaded: string[] = [];
+  const record = activateIn(session, plan);
+  const activate: Activate = async (names, query, audit) => {
+    const r = await record(names, query, audit);
+    loaded.push(...r.loaded);
+    return r;
+  };
   let view = chatView(state, plan);
   // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
   const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && !isLoaded(view, n));
   if (forced.length) {
-    const loaded = await activate(forced, `tool_choice:${forced.join(",")}`, { load: true });
-    view = { ...view, activations: loaded.activations };
+    const r = await activate(forced, `tool_choice:${forced.join(",")}`, { load: true });
+    view = { ...view, activations: r.activations };
   }
   const spliced = applySplices(clientMessages, chain, splices);
   const { upstream: cfg, servers } = settings(c.env);
@@ -117,5 +126,5 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
     "x-toolsearch-spliced": String(spliced.applied),
     "x-toolsearch-tools-changed": toolsChanged ? "1" : "0",
   };
-  return { run, progress, abort, headers, session };
+  return { run, progress, abort, headers, session, loaded };
 }

@@ -1,8 +1,8 @@
 // A turn as the Responses event stream, the sequence the openai SDK's stream helper and Codex parse:
 // response.created and response.in_progress when the stream opens; the message item's
 // output_item.added, content_part.added and output_text.delta events as text arrives (hidden
-// rounds' text included); at the end, the text's done events, each function call's
-// output_item.added, function_call_arguments.delta and .done, output_item.done, and
+// rounds' text included); at the end, the text's done events, the hosted tool search's items,
+// each function call's output_item.added, function_call_arguments.delta and .done, output_item.done, and
 // response.completed (response.incomplete at the token limit) with the whole response. A failure
 // after the stream opened is response.failed. Every event carries its sequence_number.
 
@@ -64,7 +64,14 @@ export function responseEvents(write: (s: string) => void, source: EventSource):
     },
     done: async (result) => {
       const response = await source.finish(result);
-      response.output.forEach((item, index) => (item.type === "message" ? closeText(item) : call(item, index)));
+      response.output.forEach((item, index) => {
+        if (item.type === "message") closeText(item);
+        else if (item.type === "function_call") call(item, index);
+        else {
+          send("response.output_item.added", { output_index: index, item });
+          send("response.output_item.done", { output_index: index, item });
+        }
+      });
       send(response.status === "incomplete" ? "response.incomplete" : "response.completed", { response });
     },
     failed: (err: ToolsearchError) =>

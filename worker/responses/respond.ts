@@ -5,7 +5,7 @@
 // translation as its input, so a stored response and a replayed one are the same bytes upstream.
 
 import type { AgentResult } from "../core/agent.ts";
-import { textOf, type ChatMessage, type Usage } from "../core/chat.ts";
+import { textOf, type ChatMessage, type JsonValue, type Usage } from "../core/chat.ts";
 import type { ResponsesBody } from "../wire/responses.ts";
 import type { OutputItem, ResponseObject, ResponsesUsage } from "./shapes.ts";
 import { chatMessages, type ToolNames } from "./translate.ts";
@@ -23,7 +23,35 @@ export function responsesUsage(u: Usage): ResponsesUsage {
 /** The message item's id for response `id` (the same while streaming and when done). */
 export const messageItemId = (id: string) => `msg_${id.slice(5)}`;
 
-export function outputItems(message: ChatMessage, id: string, names: ToolNames): OutputItem[] {
+/**
+ * With a hosted tool_search tool, OpenAI reports the search in the output: a tool_search_call and
+ * its tool_search_output with the definitions loaded (clients such as the Agents SDK refuse a call
+ * to a deferred tool no search output loaded). Here: the client's tools this turn's hidden rounds
+ * loaded, in the client's own form. None loaded, no items.
+ */
+export function searchItems(loaded: readonly string[], names: ToolNames, id: string): OutputItem[] {
+  const own = loaded.flatMap((n) => names.get(n) ?? []);
+  if (!own.length) return [];
+  const tools: JsonValue[] = [];
+  const spaces = new Map<string, JsonValue[]>();
+  for (const t of own) {
+    if (!t.namespace) tools.push(t.def);
+    else if (spaces.has(t.namespace.name)) spaces.get(t.namespace.name)!.push(t.def);
+    else {
+      const fns: JsonValue[] = [t.def];
+      spaces.set(t.namespace.name, fns);
+      tools.push({ type: "namespace", name: t.namespace.name, description: t.namespace.description ?? "", tools: fns });
+    }
+  }
+  const call = `ts_${id.slice(5)}`;
+  const query = `select:${own.map((t) => (t.namespace ? `${t.namespace.name}.${t.name}` : t.name)).join(",")}`;
+  return [
+    { type: "tool_search_call", id: `tsc_${id.slice(5)}`, call_id: call, execution: "server", status: "completed", arguments: { query } },
+    { type: "tool_search_output", id: `tso_${id.slice(5)}`, call_id: call, execution: "server", status: "completed", tools },
+  ];
+}
+
+export function outputItems(message: ChatMessage, id: string, names: ToolNames, searched: readonly OutputItem[] = []): OutputItem[] {
   const items: OutputItem[] = [];
   const text = textOf(message.content);
   if (text)
@@ -34,6 +62,7 @@ export function outputItems(message: ChatMessage, id: string, names: ToolNames):
       role: "assistant",
       content: [{ type: "output_text", text, annotations: [], logprobs: [] }],
     });
+  items.push(...searched);
   for (const call of message.tool_calls ?? []) {
     const own = names.get(call.function.name);
     items.push({
@@ -41,7 +70,7 @@ export function outputItems(message: ChatMessage, id: string, names: ToolNames):
       id: `fc_${call.id}`,
       call_id: call.id,
       name: own?.name ?? call.function.name,
-      ...(own?.namespace ? { namespace: own.namespace } : {}),
+      ...(own?.namespace ? { namespace: own.namespace.name } : {}),
       arguments: call.function.arguments,
       status: "completed",
     });

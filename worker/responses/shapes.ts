@@ -23,7 +23,27 @@ export interface OutputFunctionCall {
   status: "completed" | "in_progress";
 }
 
-export type OutputItem = OutputMessage | OutputFunctionCall;
+/** OpenAI's hosted tool search, as the client sees it: what the Worker's search loaded of its tools. */
+export interface OutputToolSearchCall {
+  type: "tool_search_call";
+  id: string;
+  call_id: string;
+  execution: "server";
+  status: "completed";
+  arguments: { query: string };
+}
+
+export interface OutputToolSearchOutput {
+  type: "tool_search_output";
+  id: string;
+  call_id: string;
+  execution: "server";
+  status: "completed";
+  /** the client's own definitions of the tools loaded (a namespace's with their namespace) */
+  tools: JsonValue[];
+}
+
+export type OutputItem = OutputMessage | OutputFunctionCall | OutputToolSearchCall | OutputToolSearchOutput;
 
 export interface ResponsesUsage {
   input_tokens: number;

@@ -11,8 +11,9 @@ import type { ChatBody } from "../wire/chat.ts";
 import type { ResponsesBody, ResponsesTool } from "../wire/responses.ts";
 
 type ChatTool = NonNullable<ChatBody["tools"]>[number];
-/** flat (chat) name -> the client's own: a namespace's function keeps its namespace */
-export type ToolNames = Map<string, { namespace?: string; name: string }>;
+type FunctionTool = Extract<ResponsesTool, { type: "function" }>;
+/** flat (chat) name -> the client's own: its name, a namespace's function its namespace, and its definition */
+export type ToolNames = Map<string, { namespace?: { name: string; description?: string | null }; name: string; def: FunctionTool }>;
 
 /** A 400 naming the field, as every check on this surface words it (`field: rule`). */
 export const badField = (field: string, rule: string) => new ToolsearchError("bad_request", `${field}: ${rule}`);
@@ -30,7 +31,7 @@ export function flatName(namespace: string, name: string): string {
   return `${joined.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 55)}_${fnv1a(joined)}`;
 }
 
-function chatFunction(t: Extract<ResponsesTool, { type: "function" }>, name: string): ChatTool {
+function chatFunction(t: FunctionTool, name: string): ChatTool {
   const fn: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean } = { name };
   if (t.description != null) fn.description = t.description;
   if (t.parameters != null) fn.parameters = t.parameters;
@@ -48,13 +49,13 @@ export function chatTools(tools: readonly ResponsesTool[]): { tools: ChatTool[];
     if (t.type === "tool_search") out.push({ type: "tool_search" });
     else if (t.type === "function") {
       out.push(chatFunction(t, t.name));
-      names.set(t.name, { name: t.name });
+      names.set(t.name, { name: t.name, def: t });
     } else
       for (const f of t.tools) {
         const flat = flatName(t.name, f.name);
         if (names.has(flat)) throw badField(`tools.${i}.tools`, `"${f.name}" in namespace "${t.name}" is declared twice (as ${flat})`);
         out.push(chatFunction(f, flat));
-        names.set(flat, { namespace: t.name, name: f.name });
+        names.set(flat, { namespace: { name: t.name, description: t.description }, name: f.name, def: f });
       }
   });
   return { tools: out, names };
@@ -89,7 +90,7 @@ export type Item =
   | { type: "message"; role: "user" | "assistant" | "system" | "developer"; content: Content }
   | { type: "function_call"; call_id: string; name: string; namespace?: string; arguments: string }
   | { type: "function_call_output"; call_id: string; output: Content }
-  | { type: "reasoning" };
+  | { type: "reasoning" | "tool_search_call" | "tool_search_output" };
 
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
@@ -124,7 +125,8 @@ export function chatMessages(items: readonly Item[], calls: Set<string>, field =
   const out: ChatMessage[] = [];
   let open: ChatMessage | null = null;
   items.forEach((it, i) => {
-    if (it.type === "reasoning") return;
+    // the upstream gets the hidden rounds themselves (splices), not the client's record of them
+    if (it.type === "reasoning" || it.type === "tool_search_call" || it.type === "tool_search_output") return;
     if (it.type === "message") {
       const m: ChatMessage =
         it.role === "assistant"
@@ -141,7 +143,7 @@ export function chatMessages(items: readonly Item[], calls: Set<string>, field =
       if (!open) out.push((open = { role: "assistant", content: null }));
       (open.tool_calls ??= []).push(call);
       calls.add(it.call_id);
-    } else {
+    } else if (it.type === "function_call_output") {
       if (!calls.has(it.call_id))
         throw badField(`${field}.${i}.call_id`, `no function_call with call_id "${it.call_id.slice(0, 80)}" comes before this output`);
       out.push({ role: "tool", tool_call_id: it.call_id, content: plainText(it.output) });

@@ -14,7 +14,7 @@ import { SESSION_HEADER } from "../chat/conversation.ts";
 import { streamTurn } from "../chat/stream.ts";
 import { chatTurn, type ChatTurnBody } from "../chat/turn.ts";
 import { responseEvents } from "../responses/events.ts";
-import { outputAsChat, outputItems, responseObject } from "../responses/respond.ts";
+import { outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
 import { newResponseId, sessionOfResponse } from "../responses/shapes.ts";
 import { badField, chatMessages, chatToolChoice, chatTools, upstreamFields } from "../responses/translate.ts";
 import { SessionClient } from "../session/client.ts";
@@ -45,6 +45,7 @@ async function create(c: RouteContext): Promise<Response> {
   ];
   if (!messages.length) throw badField("input", "required");
   const { tools, names } = chatTools(body.tools ?? []);
+  const hostedSearch = tools.some((t) => t.type === "tool_search");
   const chatBody: ChatTurnBody = {
     ...upstreamFields(body, tools.length > 0),
     model: body.model,
@@ -61,7 +62,8 @@ async function create(c: RouteContext): Promise<Response> {
     store: body.store !== false,
   };
   const finish = async (result: AgentResult) => {
-    const output = outputItems(result.message, meta.id, names);
+    const searched = hostedSearch ? searchItems(turn.loaded, names, meta.id) : [];
+    const output = outputItems(result.message, meta.id, names, searched);
     const response = responseObject(body, meta, result, output);
     if (meta.store) await turn.session.putResponse({ response, messages: [...input, ...outputAsChat(output)] });
     return response;

@@ -1,6 +1,7 @@
 // The Responses endpoint's wire (POST /v1/responses): its body, typed and bounded where the Worker
 // reads it. Input items are messages (a `type` may be left out, as OpenAI allows), function calls
-// and their outputs, and reasoning items (accepted, not sent to a Chat Completions upstream); tools
+// and their outputs, reasoning items and the hosted tool search's items (accepted, not sent to a
+// Chat Completions upstream); tools
 // are functions, namespaces of functions (Codex sends an MCP server so) and hosted tool_search.
 // Anything else is a 400 naming the field. Fields the Worker does not read are accepted and
 // ignored, as a client library may send more than an OpenAI-compatible server uses.
@@ -11,7 +12,7 @@ import { check, int } from "./check.ts";
 import { MAX_CLIENT_TOOLS, MAX_MESSAGES, toolSearchTool, uniqueNames } from "./chat.ts";
 import { option } from "./requests.ts";
 
-const ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning"] as const;
+const ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning", "tool_search_call", "tool_search_output"] as const;
 const TOOL_TYPES = ["function", "namespace", "tool_search"] as const;
 const oneOf = (what: string, kinds: readonly string[]) => () => ({
   message: `unknown ${what}; supported: ${kinds.join(", ")}`,
@@ -56,12 +57,15 @@ const functionCallOutput = z
   })
   .passthrough();
 
+/** Items a chat upstream has no place for: reasoning, and the hosted tool search's own items sent back. */
 const reasoning = z.object({ type: z.literal("reasoning") }).passthrough();
+const searchCall = z.object({ type: z.literal("tool_search_call") }).passthrough();
+const searchOutput = z.object({ type: z.literal("tool_search_output") }).passthrough();
 
 /** An item without a type but with a role is a message (OpenAI's "easy input message"). */
 const item = z.preprocess(
   (v) => (v && typeof v === "object" && !("type" in v) && "role" in v ? { ...v, type: "message" } : v),
-  z.discriminatedUnion("type", [message, functionCall, functionCallOutput, reasoning], {
+  z.discriminatedUnion("type", [message, functionCall, functionCallOutput, reasoning, searchCall, searchOutput], {
     errorMap: (issue, ctx) =>
       issue.code === "invalid_union_discriminator" ? oneOf("item type", ITEM_TYPES)() : { message: ctx.defaultError },
   }),
