@@ -41,24 +41,30 @@ function chatFunction(t: FunctionTool, name: string): ChatTool {
     : { type: "function", function: fn };
 }
 
-/** The request's tools as chat tools, and how to name their calls back. */
-export function chatTools(tools: readonly ResponsesTool[]): { tools: ChatTool[]; names: ToolNames } {
+/** The request's tools as chat tools, how to name their calls back, and the types left out. */
+export function chatTools(tools: readonly ResponsesTool[]): { tools: ChatTool[]; names: ToolNames; unsupported: string[] } {
   const names: ToolNames = new Map();
   const out: ChatTool[] = [];
+  const unsupported = new Set<string>();
   tools.forEach((t, i) => {
-    if (t.type === "tool_search") out.push({ type: "tool_search" });
+    if (t.type === "unsupported") unsupported.add(t.kind);
+    else if (t.type === "tool_search") out.push({ type: "tool_search" });
     else if (t.type === "function") {
       out.push(chatFunction(t, t.name));
       names.set(t.name, { name: t.name, def: t });
     } else
       for (const f of t.tools) {
+        if (f.type === "unsupported") {
+          unsupported.add(f.kind);
+          continue;
+        }
         const flat = flatName(t.name, f.name);
         if (names.has(flat)) throw badField(`tools.${i}.tools`, `"${f.name}" in namespace "${t.name}" is declared twice (as ${flat})`);
         out.push(chatFunction(f, flat));
         names.set(flat, { namespace: { name: t.name, description: t.description }, name: f.name, def: f });
       }
   });
-  return { tools: out, names };
+  return { tools: out, names, unsupported: [...unsupported].sort() };
 }
 
 /** tool_choice in its chat form; a namespace's function is named flat. */

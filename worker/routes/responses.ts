@@ -44,7 +44,7 @@ async function create(c: RouteContext): Promise<Response> {
     ...input,
   ];
   if (!messages.length) throw badField("input", "required");
-  const { tools, names } = chatTools(body.tools ?? []);
+  const { tools, names, unsupported } = chatTools(body.tools ?? []);
   const hostedSearch = tools.some((t) => t.type === "tool_search");
   const chatBody: ChatTurnBody = {
     ...upstreamFields(body, tools.length > 0),
@@ -54,6 +54,8 @@ async function create(c: RouteContext): Promise<Response> {
     tool_choice: chatToolChoice(body.tool_choice),
   };
   const turn = await chatTurn(c, chatBody, options);
+  // tools nothing here can run (hosted web_search, custom tools): left out, and said so
+  if (unsupported.length) turn.headers["x-toolsearch-ignored-tools"] = unsupported.join(",");
   const meta = {
     id: newResponseId(turn.headers[SESSION_HEADER]!),
     created: Math.floor(Date.now() / 1000),

@@ -2,8 +2,10 @@
 // reads it. Input items are messages (a `type` may be left out, as OpenAI allows), function calls
 // and their outputs, reasoning items and the hosted tool search's items (accepted, not sent to a
 // Chat Completions upstream); tools
-// are functions, namespaces of functions (Codex sends an MCP server so) and hosted tool_search.
-// Anything else is a 400 naming the field. Fields the Worker does not read are accepted and
+// are functions, namespaces of functions (Codex sends an MCP server so) and hosted tool_search;
+// other tools (OpenAI's hosted web_search, custom tools) have nothing to run them behind a chat
+// upstream: they are read as `unsupported` and left out (routes/responses.ts names them in a
+// header). Any other malformed input is a 400 naming the field. Fields the Worker does not read are accepted and
 // ignored, as a client library may send more than an OpenAI-compatible server uses.
 
 import { z } from "zod";
@@ -14,6 +16,13 @@ import { option } from "./requests.ts";
 
 const ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning", "tool_search_call", "tool_search_output"] as const;
 const TOOL_TYPES = ["function", "namespace", "tool_search"] as const;
+
+/** A tool of a type the Worker cannot offer, kept only as its type. */
+const unsupported = z.object({ type: z.literal("unsupported"), kind: z.string().max(80) });
+const asUnsupported = (known: readonly string[]) => (v: unknown) =>
+  v && typeof v === "object" && "type" in v && typeof v.type === "string" && !known.includes(v.type)
+    ? { type: "unsupported", kind: v.type }
+    : v;
 const oneOf = (what: string, kinds: readonly string[]) => () => ({
   message: `unknown ${what}; supported: ${kinds.join(", ")}`,
 });
@@ -87,14 +96,17 @@ const namespace = z
     type: z.literal("namespace"),
     name: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, "must be 1-64 letters, digits, _ . or -"),
     description: z.string().nullable().optional(),
-    tools: z.array(fn).max(MAX_CLIENT_TOOLS),
+    tools: z.array(z.preprocess(asUnsupported(["function"]), z.discriminatedUnion("type", [fn, unsupported]))).max(MAX_CLIENT_TOOLS),
   })
   .passthrough();
 
-const tool = z.discriminatedUnion("type", [fn, namespace, toolSearchTool], {
-  errorMap: (issue, ctx) =>
-    issue.code === "invalid_union_discriminator" ? oneOf("tool type", TOOL_TYPES)() : { message: ctx.defaultError },
-});
+const tool = z.preprocess(
+  asUnsupported(TOOL_TYPES),
+  z.discriminatedUnion("type", [fn, namespace, toolSearchTool, unsupported], {
+    errorMap: (issue, ctx) =>
+      issue.code === "invalid_union_discriminator" ? oneOf("tool type", TOOL_TYPES)() : { message: ctx.defaultError },
+  }),
+);
 
 /** A function named in tool_choice: a namespace's function by its namespace and name. */
 const chosen = z
@@ -124,7 +136,7 @@ const body = z
       .max(MAX_CLIENT_TOOLS)
       .superRefine(
         uniqueNames(
-          (t) => (t.type === "tool_search" ? undefined : t.name),
+          (t) => (t.type === "tool_search" || t.type === "unsupported" ? undefined : t.name),
           (i) => [i, "name"],
         ),
       )
