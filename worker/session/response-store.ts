@@ -3,13 +3,17 @@
 // conversation (its input, without the instructions, and its output), linked to the response it
 // continued. previous_response_id walks that chain back, so a client sends only its new input and
 // the upstream still gets the whole conversation, byte for byte as a client replaying it would.
-// Bounded per session: the oldest rows go first.
+// The response is kept without its tools' definitions (a client sends its tools with every request
+// anyway; 191 MCP tools are about 280 KB, which every row would repeat), and the messages in a
+// column of their own, so walking a chain parses only what it needs. Bounded per session: the
+// oldest rows go first.
 
 import type { ChatMessage } from "../core/chat.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
 
 export const RESPONSES_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS responses (id TEXT PRIMARY KEY, previous TEXT, data TEXT NOT NULL, seq INTEGER NOT NULL);`;
+  CREATE TABLE IF NOT EXISTS responses (
+    id TEXT PRIMARY KEY, previous TEXT, response TEXT NOT NULL, messages TEXT NOT NULL, seq INTEGER NOT NULL);`;
 
 /** responses a session keeps (and the longest chain previous_response_id follows) */
 export const MAX_RESPONSES = 1000;
@@ -21,12 +25,11 @@ export interface StoredResponse {
 }
 
 export interface ResponseThread {
-  response: ResponseObject;
   /** the conversation up to and including this response, oldest first */
   messages: ChatMessage[];
 }
 
-type Row = { id: string; previous: string | null; data: string };
+type Link = { previous: string | null; messages: string };
 
 export class ResponseStore {
   private readonly sql: SqlStorage;
@@ -37,35 +40,34 @@ export class ResponseStore {
 
   put(stored: StoredResponse): void {
     const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM responses").one().n ?? 0) + 1;
+    const { response, messages } = stored;
     this.sql.exec(
-      "INSERT OR REPLACE INTO responses (id, previous, data, seq) VALUES (?, ?, ?, ?)",
-      stored.response.id,
-      stored.response.previous_response_id,
-      JSON.stringify(stored),
+      "INSERT OR REPLACE INTO responses (id, previous, response, messages, seq) VALUES (?, ?, ?, ?, ?)",
+      response.id,
+      response.previous_response_id,
+      JSON.stringify({ ...response, tools: [] }),
+      JSON.stringify(messages),
       seq,
     );
     this.sql.exec("DELETE FROM responses WHERE seq <= ?", seq - MAX_RESPONSES);
   }
 
-  private row(id: string): Row | undefined {
-    return this.sql.exec<Row>("SELECT id, previous, data FROM responses WHERE id = ?", id).toArray()[0];
-  }
-
+  /** The stored response (its tools not kept: `tools` is empty), or null. */
   get(id: string): ResponseObject | null {
-    const r = this.row(id);
-    return r ? (JSON.parse(r.data) as StoredResponse).response : null;
+    const r = this.sql.exec<{ response: string }>("SELECT response FROM responses WHERE id = ?", id).toArray()[0];
+    return r ? (JSON.parse(r.response) as ResponseObject) : null;
   }
 
-  /** The response and the conversation that led to it; null when it is not stored (or a link is gone). */
+  /** The conversation up to and including response `id`; null when it is not stored (or a link is gone). */
   thread(id: string): ResponseThread | null {
-    const chain: StoredResponse[] = [];
+    const chain: ChatMessage[][] = [];
     for (let next: string | null = id; next !== null && chain.length < MAX_RESPONSES;) {
-      const r = this.row(next);
+      const r: Link | undefined = this.sql.exec<Link>("SELECT previous, messages FROM responses WHERE id = ?", next).toArray()[0];
       if (!r) return null;
-      chain.push(JSON.parse(r.data) as StoredResponse);
+      chain.push(JSON.parse(r.messages) as ChatMessage[]);
       next = r.previous;
     }
-    return { response: chain[0]!.response, messages: chain.reverse().flatMap((s) => s.messages) };
+    return { messages: chain.reverse().flat() };
   }
 
   delete(id: string): boolean {
