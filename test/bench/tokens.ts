@@ -1,7 +1,7 @@
 // Section 1 of `npm run bench`: context tokens. Full injection against each listing form's
 // section and the deferred prompt `auto` gives at 128k (section + toolSearch + core tools), from
 // `catalog stats` (js-tiktoken, both encodings); then what `auto` picks at other budget shares
-// and windows, the evidence for the default budget (README).
+// and windows, the evidence for the default budget (docs/http-api.md).
 import { join } from "node:path";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { catalogStats, type CatalogStats } from "../../cli/lib/stats.ts";

@@ -1,4 +1,4 @@
-// What a session holds, as its Durable Object (worker/session.ts) stores and answers it: the fields
+// What a session holds, as its Durable Object (session-do.ts) stores and answers it: the fields
 // frozen at creation (SessionInit), the live state (activations, times), and its history for
 // reading. Shared by every surface that reaches a session.
 

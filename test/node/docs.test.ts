@@ -1,0 +1,133 @@
+// Every `sh` block in README.md and docs/*.md runs as written, against a started Worker: wrangler dev
+// (test/fixtures/wrangler-dev.ts) on a free port with the demo catalog and the development key of
+// .dev.vars.example, its upstream model the scripted one (test/fixtures/scripted-llm.ts, standing in
+// for a model account) and SERVERS naming server-everything (the demo catalog's `everything`) on a
+// free port, as the edge walkthrough's first block starts it. The one substitution: the documented
+// address `localhost:8787` or `127.0.0.1:8787` gets the started Worker's port. A block runs in bash
+// from the repo root with `-e -o pipefail` (a failing step fails the block, as a user would see it
+// stop), and a failure names its file and line. A block holding the comment line
+// `# not run by the docs test: <why>` is skipped, and listed with its reason.
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEverything } from "../fixtures/edge-servers.ts";
+import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
+import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
+import { ROOT, tempDir } from "./helpers.ts";
+
+const MARKER = /^# not run by the docs test: (.+)$/m;
+const FILES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+
+interface Block {
+  where: string;
+  text: string;
+  skip: string | null;
+}
+
+function shellBlocks(file: string): Block[] {
+  const lines = readFileSync(join(ROOT, file), "utf8").split("\n");
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^(\s*)(```+)\s*(\S*)/.exec(lines[i]!);
+    if (!fence) continue;
+    const end = lines.findIndex((l, j) => j > i && l.trim() === fence[2]);
+    if (end < 0) throw new Error(`${file}:${i + 1}: code block never closed`);
+    if (fence[3] === "sh") {
+      const text = lines.slice(i + 1, end).join("\n");
+      blocks.push({ where: `${file}:${i + 1}`, text, skip: MARKER.exec(text)?.[1] ?? null });
+    }
+    i = end;
+  }
+  return blocks;
+}
+
+const blocks = FILES.flatMap(shellBlocks);
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes. */
+const slug = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/ /g, "-");
+
+/** Relative links (and their #anchors) that lead nowhere, as `file: target`. */
+function brokenLinks(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8").replace(/^```[\s\S]*?^```/gm, "");
+  const broken: string[] = [];
+  for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:/.test(target!)) continue;
+    const [path, anchor] = target!.split("#");
+    const dest = path ? join(ROOT, dirname(file), path) : join(ROOT, file);
+    if (!existsSync(dest)) broken.push(`${file}: ${target}`);
+    else if (anchor && dest.endsWith(".md")) {
+      const headings = [...readFileSync(dest, "utf8").matchAll(/^#+ (.+)$/gm)].map((m) => slug(m[1]!));
+      if (!headings.includes(anchor)) broken.push(`${file}: ${target}`);
+    }
+  }
+  return broken;
+}
+
+function run(text: string, port: number): Promise<{ code: number | null; out: string }> {
+  const script = text.replace(/\b(localhost|127\.0\.0\.1):8787\b/g, `$1:${port}`);
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+let llm: ScriptedLLM;
+let everything: { url: string; stop(): Promise<void> };
+let dev: DevServer;
+
+beforeAll(async () => {
+  [llm, everything] = await Promise.all([startScriptedLLM(), startEverything()]);
+  dev = await startWranglerDev({
+    persistTo: await tempDir("toolsearch-docs-"),
+    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "docs-test", SERVERS: JSON.stringify({ everything: { url: everything.url } }) },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await dev?.stop();
+  await llm?.close();
+  await everything?.stop();
+});
+
+describe("the docs' shell blocks", () => {
+  it("are found, and every skipped one says why", () => {
+    expect(blocks.filter((b) => !b.skip).length).toBeGreaterThan(10);
+    const skipped = blocks.filter((b) => b.skip).map((b) => `${b.where}: ${b.skip}`);
+    console.log(`shell blocks not run by the docs test:\n  ${skipped.join("\n  ")}`);
+    for (const b of blocks) if (/not run by the docs test/.test(b.text)) expect(b.skip, b.where).toMatch(/\S{3}/);
+  });
+
+  it("link only to files and headings that exist", () => {
+    expect(FILES.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  for (const b of blocks) {
+    if (b.skip) {
+      it.skip(`${b.where} (not run: ${b.skip})`, () => {});
+      continue;
+    }
+    it(`${b.where} runs as written`, async () => {
+      const port = Number(new URL(dev.url).port);
+      const { code, out } = await run(b.text, port);
+      expect(code, `${b.where} failed (exit ${code}):\n${out.slice(-3000)}`).toBe(0);
+    }, 250_000);
+  }
+});
