@@ -17,6 +17,7 @@ import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pageRoutes } from "./routes/page.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
@@ -30,6 +31,7 @@ const routes: Route[] = [
   ...callRoutes,
   ...auditRoutes,
   ...chatRoutes,
+  ...responsesRoutes,
   ...mcpRoutes,
 ];
 

@@ -34,7 +34,7 @@ export interface SdkTarget {
   persist?: string;
 }
 
-async function sessionObjects(persist: string | undefined): Promise<number> {
+export async function sessionObjects(persist: string | undefined): Promise<number> {
   if (!persist) return 0;
   const files = await readdir(join(persist, "v3/do/toolsearch-SessionDO")).catch(() => []);
   return files.filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").length;
@@ -103,7 +103,7 @@ export async function aiSdkConversation(
 export function aiSdkTable(rows: SdkRow[]): string {
   const direct = rows.find((r) => r.sessions === null)!;
   return [
-    "The AI SDK (`generateText` + `@ai-sdk/openai` `.chat()`, tools with `execute`, `stopWhen: stepCountIs(5)`) declaring all 191 demo tools, the same 20 turns; through the Worker it changes only its base URL (proxy: plus a static `x-toolsearch-activation` header). Targets: at least 90% fewer prompt tokens than direct; at least 95% repeated prefix in `proxy`; 1 session.",
+    "The AI SDK (`generateText` + `@ai-sdk/openai` `.chat()`, tools with `execute`, `stopWhen: stepCountIs(5)`) declaring all 191 demo tools, the same 20 turns; through the Worker it changes only its base URL (proxy: plus a static `x-toolsearch-activation` header). The Responses rows (agent-responses.ts): the `openai` client's `responses.create` at /v1/responses with the same 191 tools as function tools and the same turns, sending only its new input with `previous_response_id`; fewer than direct compares with the AI SDK's direct row (the same tools and turns, every schema on every request). Targets: at least 90% fewer prompt tokens than direct; at least 95% repeated prefix in `proxy`; 1 session.",
     "",
     "| way | client requests | upstream calls | prompt tokens sent | fewer than direct | repeated prefix | sessions used | added ms per client request (p50) |",
     "|---|---|---|---|---|---|---|---|",

@@ -4,7 +4,8 @@
 // its tools each turn. Per way: prompt tokens sent upstream, the share that repeated the previous
 // request's prefix (the scripted upstream's cached_tokens), and for the endpoint the time it adds
 // per client request over the upstream's own time. Then the AI SDK declaring all 191 tools
-// (agent-sdk.ts), direct and through the Worker, and what client tool sets cost the Worker
+// (agent-sdk.ts), direct and through the Worker, the same through /v1/responses with
+// previous_response_id (agent-responses.ts), and what client tool sets cost the Worker
 // (client-index.ts). Writes section 7 of RESULTS.md.
 import OpenAI from "openai";
 import { rm } from "node:fs/promises";
@@ -19,6 +20,7 @@ import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts"
 import { DEV_API_KEY, startWranglerDev } from "../fixtures/wrangler-dev.ts";
 import { BENCH_WORK, ROOT } from "./catalogs.ts";
 import { aiSdkConversation, aiSdkTable, type SdkRow } from "./agent-sdk.ts";
+import { responsesConversation } from "./agent-responses.ts";
 import { clientIndexBench, clientIndexTable } from "./client-index.ts";
 import { pinnedDemo, replaceSection } from "./results.ts";
 
@@ -172,6 +174,16 @@ export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }>
         persist,
       };
       sdk.push(await aiSdkConversation(target, catalog.tools, turns, SYSTEM, llm));
+    }
+    for (const activation of ["inject", "proxy"]) {
+      const target = {
+        way: `Responses API through the Worker, ${activation}`,
+        baseURL: `${dev.url}/v1`,
+        apiKey: DEV_API_KEY,
+        headers: { "x-toolsearch-activation": activation },
+        persist,
+      };
+      sdk.push(await responsesConversation(target, catalog.tools, turns, SYSTEM, llm));
     }
   } finally {
     await dev.stop();

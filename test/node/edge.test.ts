@@ -1,7 +1,7 @@
 // Edge execution end to end in `wrangler dev` (workerd as deployed: no vitest patching of code
 // generation): the Worker calls real MCP servers over HTTP (server-everything, and the stateful
 // fixture with a secret bearer token), a full agent conversation with `execution: edge` through the
-// real `openai` client and through the AI SDK (base URL and one static header) where the client
+// real `openai` client (chat completions, and /v1/responses) and through the AI SDK (base URL and one static header) where the client
 // declares no catalog tool, upstream MCP state kept across
 // turns and across a restart of the Worker and its Durable Objects, audit rows in the session and in
 // D1, and the secret found nowhere: responses, audit rows, wrangler's log, the stored state.
@@ -122,6 +122,16 @@ describe("the agent endpoint with execution: edge", () => {
       body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }),
     });
     expect(clash.status).toBe(409);
+  });
+
+  it("on /v1/responses too: x-toolsearch-execution: edge, and the Worker runs the catalog call", async () => {
+    const { data, response } = await client()
+      .responses.create({ model: "gpt-4o", input: "echo a message (responses)" }, { headers: { "x-toolsearch-execution": "edge" } })
+      .withResponse();
+    expect(data.output_text).toBe("Done with mcp__everything__echo: Echo: example");
+    expect(data.output.map((o) => o.type)).toEqual(["message"]);
+    const id = response.headers.get("x-toolsearch-session")!;
+    expect((await api("GET", `/v1/sessions/${id}`)).body).toMatchObject({ execution: "edge" });
   });
 
   it("plays a conversation where the Worker runs every catalog call and the client sees only answers", async () => {

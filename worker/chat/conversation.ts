@@ -27,6 +27,9 @@ import type { SessionInit, SessionState } from "../session/state.ts";
 
 export const SESSION_HEADER = "x-toolsearch-session";
 
+/** What a turn's session is chosen by: the model, a prompt_cache_key, and the conversation's messages. */
+export type TurnBody = Pick<ChatBody, "model" | "prompt_cache_key"> & { messages: readonly ChatMessage[] };
+
 export interface ChatSession {
   state: SessionState;
   splices: Splice[];
@@ -53,7 +56,7 @@ function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): 
 
 /** What a conversation is: the same for every step and turn of it, different for another. */
 function conversationKey(
-  body: ChatBody,
+  body: TurnBody,
   set: ClientToolSet,
   options: { profile: string; activation: string; listing?: string; execution: string },
 ): string {
@@ -61,7 +64,7 @@ function conversationKey(
   return canonicalJson({ model: body.model, ...options, tools: set.hash, system: first("system", "developer"), user: first("user") });
 }
 
-async function begin(c: RouteContext, body: ChatBody, headers: ChatHeaders, chain: string[], set: ClientToolSet, core: string[]) {
+async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chain: string[], set: ClientToolSet, core: string[]) {
   const named = headers[SESSION_HEADER];
   if (named) {
     const session = SessionClient.of(c, named);
@@ -96,7 +99,7 @@ async function begin(c: RouteContext, body: ChatBody, headers: ChatHeaders, chai
 
 export async function chatSession(
   c: RouteContext,
-  body: ChatBody,
+  body: TurnBody,
   headers: ChatHeaders,
   chain: string[],
   set: ClientToolSet,

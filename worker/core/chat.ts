@@ -28,6 +28,8 @@ export interface ChatMessage {
 export interface OpenAITool {
   type: "function";
   function: { name: string; description?: string; parameters?: Record<string, unknown>; [k: string]: unknown };
+  /** OpenAI's deferred-tool flag (also accepted inside `function`); read by the plan, never sent upstream */
+  defer_loading?: boolean;
 }
 
 export interface Usage {

@@ -3,8 +3,10 @@
 // catalog side already loads; everything below the threshold), the part of the deferred section
 // that lists the rest, and the union over the session's catalog that toolSearch ranks in (the
 // same ranking, search.ts, over an index built from the request's tools). A client tool wins over
-// a catalog tool of the same name: its schema is the one that will run. Pure; the per-isolate
-// cache of built sets is worker/tool-set-cache.ts.
+// a catalog tool of the same name: its schema is the one that will run. A client that marks tools
+// `defer_loading: true` (OpenAI's shape) decides itself: exactly those are deferred, whatever the
+// threshold; the flag never reaches the upstream. Pure; the per-isolate cache of built sets is
+// worker/chat/tool-set-cache.ts.
 
 import type { CatalogTool } from "./catalog.ts";
 import type { OpenAITool } from "./chat.ts";
@@ -94,9 +96,38 @@ export function clientSection(names: readonly string[], standalone: boolean): st
   return (standalone ? listingHeader("names") : CLIENT_SECTION_HEADER) + [...names].sort().map(nameLine).join("");
 }
 
+/** The client's own `defer_loading` flag, at the tool's top level (Responses, Baseten) or in `function`. */
+export function defersItself(t: OpenAITool): boolean {
+  return t.defer_loading === true || t.function.defer_loading === true;
+}
+
+/** The tool as the upstream sees it: without OpenAI's deferral flag. The same object when it has none. */
+export function upstreamClientTool(t: OpenAITool): OpenAITool {
+  if (t.defer_loading === undefined && t.function.defer_loading === undefined) return t;
+  const { defer_loading: _d, ...fn } = t.function;
+  const { defer_loading: _t, ...rest } = t;
+  return { ...rest, function: fn };
+}
+
 /** Which client tools stay loaded and which are deferred: the session's policy, estimated tokens. */
 export function planClientTools(set: ClientToolSet, core: readonly string[], ctx: PlanContext): ClientPlan {
   const names = set.tools.map((t) => t.function.name);
+  const flagged = set.tools.filter(defersItself).map((t) => t.function.name);
+  if (flagged.length) {
+    // the client said which of its tools are deferred: no threshold, no profile
+    const deferred = new Set(flagged);
+    return {
+      hash: set.hash,
+      core: [...core],
+      kept: names.filter((n) => !deferred.has(n)),
+      deferred: flagged.length,
+      section: clientSection(
+        flagged.filter((n) => !ctx.catalogNames.has(n)),
+        ctx.catalogSection === "",
+      ),
+      reason: `${flagged.length} of ${names.length} client tools deferred: the client marked them defer_loading`,
+    };
+  }
   const keep = new Set([...(resolveProfile(ctx.policy, ctx.profile).coreTools ?? []), ...core, ...ctx.catalogLoaded]);
   const deferrable = names.filter((n) => !keep.has(n));
   const tokens = deferrable.reduce((sum, n) => sum + set.catalog.byName.get(n)!.tokens.definition, 0);

@@ -16,6 +16,8 @@ import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { RouteContext } from "../http.ts";
 import type { CallContext, CallOutcome } from "./execution.ts";
 import type { SessionDO } from "./session-do.ts";
+import type { ResponseObject } from "../responses/shapes.ts";
+import type { ResponseThread, StoredResponse } from "./response-store.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 import { settings } from "../settings.ts";
 import { issuedFor } from "./ids.ts";
@@ -122,6 +124,24 @@ export class SessionClient {
 
   async addSplice(splice: Splice): Promise<void> {
     if (!(await (await this.stub()).addSplice(splice))) throw this.gone();
+  }
+
+  async putResponse(stored: StoredResponse): Promise<void> {
+    if (!(await (await this.stub()).putResponse(stored))) throw this.gone();
+  }
+
+  /** A stored response; null when the session or the response does not exist (the caller words it). */
+  async response(id: string): Promise<ResponseObject | null> {
+    return (await this.stub()).response(id);
+  }
+
+  /** A stored response and the conversation up to it; null like response(). */
+  async responseThread(id: string): Promise<ResponseThread | null> {
+    return (await this.stub()).responseThread(id);
+  }
+
+  async deleteResponse(id: string): Promise<boolean> {
+    return (await this.stub()).deleteResponse(id);
   }
 
   async setClientTools(plan: ClientPlan): Promise<void> {

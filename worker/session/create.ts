@@ -23,7 +23,7 @@ import type { SessionInit, SessionState } from "./state.ts";
  */
 export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge"; mcp?: { protocolVersion: string } };
 
-const idSecret = (c: RouteContext) => settings(c.env).secret("SESSION_ID_SECRET");
+const idSecret = (c: Pick<RouteContext, "env">) => settings(c.env).secret("SESSION_ID_SECRET");
 
 /** 128 random bits and the tenant's tag (ids.ts), base64url: unguessable and safe in a URL path. */
 function newSessionId(c: RouteContext): Promise<string> {
@@ -35,7 +35,7 @@ function newSessionId(c: RouteContext): Promise<string> {
  * sha256(tenant, key) and the tenant's tag, so every request with that key reaches the same
  * object, with no lookup.
  */
-export async function keyedSessionId(c: RouteContext, key: string): Promise<string> {
+export async function keyedSessionId(c: Pick<RouteContext, "tenant" | "env">, key: string): Promise<string> {
   const hex = await sha256Hex(`${c.tenant}\u0000${key}`);
   return sessionIdOf(
     idSecret(c),

@@ -1,10 +1,11 @@
 // A session object's SQLite schema. It is created with the session (create), never by a read: an
 // object that is only asked about an id gets no tables. `hasSchema` is a read of sqlite_master.
 // Tables: the session's frozen fields and use times, activations in order, the toolSearch log,
-// the chat endpoint's splices, audit rows (audit-store.ts) and kept-alive upstream MCP sessions
-// (server-sessions.ts). IF NOT EXISTS: also after deleteAll, and for tables a newer version adds.
+// the chat endpoint's splices, audit rows (audit-store.ts), kept-alive upstream MCP sessions
+// (server-sessions.ts) and stored Responses (response-store.ts). IF NOT EXISTS: also after deleteAll, and for tables a newer version adds.
 
 import { AUDIT_SCHEMA } from "./audit-store.ts";
+import { RESPONSES_SCHEMA } from "./response-store.ts";
 import { SERVER_SESSIONS_SCHEMA } from "./server-sessions.ts";
 
 const SCHEMA = `
@@ -13,7 +14,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);
-  ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA}`;
+  ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA} ${RESPONSES_SCHEMA}`;
 
 export function migrate(sql: SqlStorage): void {
   sql.exec(SCHEMA);

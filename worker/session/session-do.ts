@@ -2,7 +2,7 @@
 // session started (catalog, model, profile, mode, system section, core tools, the tenant's access
 // rules, execution mode), the plan for the tools the client declares on the chat endpoint, the
 // activations in order, an event log, the chat endpoint's splices (what upstream saw that the
-// client did not), the kept-alive upstream MCP sessions, and the audit rows (written in the same
+// client did not), stored Responses, the kept-alive upstream MCP sessions, and the audit rows (written in the same
 // transaction as the state they describe; undelivered rows are the outbox to D1). State changes
 // use synchronous ctx.storage.sql in transactions, so concurrent calls cannot lose or duplicate an
 // activation. Calls are written ahead (calls-in-flight.ts). The schema is created with the session,
@@ -14,6 +14,7 @@ import { DurableObject } from "cloudflare:workers";
 import { auditRow, eventId, type AuditInput, type AuditQuery } from "../core/audit.ts";
 import { argsDigest } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
+import type { ResponseObject } from "../responses/shapes.ts";
 import type { Splice } from "../core/splice.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog } from "../catalogs.ts";
@@ -21,6 +22,7 @@ import { settings } from "../settings.ts";
 import { insertAudit, listSessionAudit, Outbox, outboxSize, workerCalls } from "./audit-store.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
 import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
+import { ResponseStore, type ResponseThread, type StoredResponse } from "./response-store.ts";
 import { hasSchema, migrate } from "./schema.ts";
 import { ServerSessions } from "./server-sessions.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
@@ -34,6 +36,7 @@ export class SessionDO extends DurableObject<Env> {
   private seq = 0;
   private outbox: Outbox;
   private servers: ServerSessions;
+  private responses: ResponseStore;
   /** the alarm this instance last set (null: none; undefined: not known since the object started) */
   private alarmAt: number | null | undefined;
 
@@ -45,6 +48,7 @@ export class SessionDO extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.servers = new ServerSessions(this.sql);
+    this.responses = new ResponseStore(this.sql);
     this.outbox = new Outbox(
       this.sql,
       env.AUDIT,
@@ -194,6 +198,24 @@ export class SessionDO extends DurableObject<Env> {
     });
   }
 
+  /** Store a response (Responses endpoint); false if the session does not exist. */
+  putResponse(stored: StoredResponse): boolean {
+    if (!this.row()) return false;
+    this.responses.put(stored);
+    return true;
+  }
+
+  /** A stored response, and with `thread` the conversation up to it; null: no such session or response. */
+  response(id: string): ResponseObject | null {
+    return this.row() ? this.responses.get(id) : null;
+  }
+  responseThread(id: string): ResponseThread | null {
+    return this.row() ? this.responses.thread(id) : null;
+  }
+  deleteResponse(id: string): boolean {
+    return !!this.row() && this.responses.delete(id);
+  }
+
   /**
    * Replace the plan for the client's declared tools (its tool set changed in a named session).
    * False if the session does not exist.
@@ -324,6 +346,7 @@ export class SessionDO extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
       this.servers.clear();
+      this.responses.clear();
       this.sql.exec("DELETE FROM audit WHERE delivered = 1");
     });
     if (outboxSize(this.sql)) await this.kickDelivery();

@@ -39,16 +39,46 @@ const message = z
     path: ["tool_call_id"],
   });
 
-const tool = z.object({
+export const functionTool = z.object({
   type: z.literal("function"),
   function: z
     .object({
       name: toolName.refine((n) => !RESERVED_NAMES.has(n), { message: "is reserved by toolsearch" }),
       description: z.string().optional(),
       parameters: z.record(z.unknown()).optional(),
+      defer_loading: z.boolean().optional(),
     })
     .passthrough(),
+  // OpenAI's deferred-tool flag: the client decides which of its tools are deferred (core/client-tools.ts)
+  defer_loading: z.boolean().optional(),
 });
+
+/** OpenAI's hosted tool search: answered by the Worker's own search, never sent upstream. */
+export const toolSearchTool = z
+  .object({
+    type: z.literal("tool_search"),
+    execution: z.literal("server", { errorMap: () => ({ message: 'only "server" (hosted) tool search is supported' }) }).optional(),
+  })
+  .passthrough();
+
+const tool = z.discriminatedUnion("type", [functionTool, toolSearchTool], {
+  errorMap: (issue, ctx) => ({
+    message: issue.code === "invalid_union_discriminator" ? 'must be "function" or "tool_search"' : ctx.defaultError,
+  }),
+});
+
+/** Tools: names unique (a hosted tool_search has none). */
+export function uniqueNames<T extends { type: string }>(name: (t: T) => string | undefined, path: (i: number) => (string | number)[]) {
+  return (tools: T[], ctx: z.RefinementCtx) => {
+    const seen = new Set<string>();
+    tools.forEach((t, i) => {
+      const n = name(t);
+      if (n === undefined) return;
+      if (seen.has(n)) ctx.addIssue({ code: "custom", message: `"${n}" is declared twice`, path: path(i) });
+      seen.add(n);
+    });
+  };
+}
 
 const body = z
   .object({
@@ -57,14 +87,12 @@ const body = z
     tools: z
       .array(tool)
       .max(MAX_CLIENT_TOOLS)
-      .superRefine((tools, ctx) => {
-        const seen = new Set<string>();
-        tools.forEach((t, i) => {
-          if (seen.has(t.function.name))
-            ctx.addIssue({ code: "custom", message: `"${t.function.name}" is declared twice`, path: [i, "function", "name"] });
-          seen.add(t.function.name);
-        });
-      })
+      .superRefine(
+        uniqueNames(
+          (t) => (t.type === "function" ? t.function.name : undefined),
+          (i) => [i, "function", "name"],
+        ),
+      )
       .optional(),
     // names the session (chat/conversation.ts), and passes through to the upstream as it is
     prompt_cache_key: z.string({ invalid_type_error: "must be a string" }).max(1000, "at most 1000 characters").nullable().optional(),

@@ -1,0 +1,131 @@
+// One agent turn on the chat path, whatever protocol the client speaks: /v1/chat/completions and
+// /v1/responses (which translates its items to chat messages first) both end here, so there is one
+// session lookup, one plan for the client's tools, one splice rule and one agent loop (core/agent.ts).
+// The session (chat/conversation.ts) supplies the frozen deferred section and the activated tools;
+// stored splices put back the rounds the client never saw, so each upstream request extends the
+// previous one byte for byte. With edge execution, catalog tools of servers in SERVERS run here
+// (the one execution path) as hidden rounds. A client's `defer_loading` flags are read by the plan
+// (core/client-tools.ts) and never reach the upstream; neither does a hosted `tool_search` tool.
+// What a surface does with the result (JSON, SSE chunks, Responses events) is its own business.
+
+import { runAgent, type AgentResult } from "../core/agent.ts";
+import { resultText } from "../core/call-result.ts";
+import { withSystemSection, type ChatMessage } from "../core/chat.ts";
+import { forcedNames, upstreamClientTool, withClientTools } from "../core/client-tools.ts";
+import { applySplices, prefixChain } from "../core/splice.ts";
+import type { Activate } from "../core/tool-search.ts";
+import { sessionAccess } from "../core/access.ts";
+import { isLoaded } from "../core/frozen.ts";
+import { requireServers, settings } from "../settings.ts";
+import type { RouteContext } from "../http.ts";
+import type { ChatBody, ChatHeaders } from "../wire/chat.ts";
+import type { SessionClient } from "../session/client.ts";
+import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER, type TurnBody } from "./conversation.ts";
+import { callUpstream, upstreamClient, type RoundMeta } from "./model-client.ts";
+import { clientToolSet } from "./tool-set-cache.ts";
+
+/** What the stream's chunks and headers report, as the rounds go by. */
+export interface Progress {
+  meta: RoundMeta;
+  hops: number;
+}
+
+export interface ChatTurn {
+  /** run the agent loop; `onText` sees text as the upstream says it (hidden rounds included) */
+  run(onText?: (t: string) => void): Promise<AgentResult>;
+  progress: Progress;
+  /** aborted when the client goes away (request signal, cancelled stream) */
+  abort: AbortController;
+  /** x-toolsearch-* headers every answer carries */
+  headers: Record<string, string>;
+  /** names this turn loaded (searches, and calls that loaded their tool), in order */
+  loaded: string[];
+  session: SessionClient;
+}
+
+/** Prepare a turn: the session resolved (created on first use), the plan made, splices applied. */
+/** A chat request as the turn reads it (the Responses route builds one from its items). */
+export type ChatTurnBody = TurnBody &
+  Pick<ChatBody, "tools" | "stream" | "stream_options"> & {
+    tool_choice?: unknown;
+    /** everything else (temperature, max_tokens, ...) goes to the upstream as it is */
+    [k: string]: unknown;
+  };
+
+export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: ChatHeaders): Promise<ChatTurn> {
+  const maxHops = options["x-toolsearch-max-hops"] ?? settings(c.env).maxHops;
+  const maxEdgeRounds = options["x-toolsearch-max-edge-rounds"] ?? settings(c.env).maxEdgeRounds;
+  const clientMessages: ChatMessage[] = [...body.messages];
+  const chain = await prefixChain(clientMessages);
+  const { messages: _m, tools = [], stream: _s, stream_options: _o, tool_choice, ...passthrough } = body;
+  // a hosted tool_search tool asks for what the Worker does anyway: its search answers toolSearch
+  const declared = tools.flatMap((t) => (t.type === "function" ? [t] : []));
+  const set = await clientToolSet(declared);
+  const clientTools = declared.map(upstreamClientTool);
+  const { state, splices, session, cat, plan, toolsChanged } = await chatSession(c, body, options, chain, set);
+  const catalog = withClientTools(cat, set);
+  const access = clientAccess(sessionAccess(cat.tools, state), set);
+  const loaded: string[] = [];
+  const record = activateIn(session, plan);
+  const activate: Activate = async (names, query, audit) => {
+    const r = await record(names, query, audit);
+    loaded.push(...r.loaded);
+    return r;
+  };
+  let view = chatView(state, plan);
+  // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
+  const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && !isLoaded(view, n));
+  if (forced.length) {
+    const r = await activate(forced, `tool_choice:${forced.join(",")}`, { load: true });
+    view = { ...view, activations: r.activations };
+  }
+  const spliced = applySplices(clientMessages, chain, splices);
+  const config = settings(c.env);
+  const cfg = config.upstream;
+  const edge = state.execution === "edge" ? { servers: new Set(requireServers(config).keys()), maxRounds: maxEdgeRounds } : undefined;
+  const client = upstreamClient(cfg);
+  const abort = new AbortController();
+  c.request.signal?.addEventListener("abort", () => abort.abort());
+  const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
+  const run = (onText?: (t: string) => void): Promise<AgentResult> =>
+    runAgent(
+      {
+        catalog,
+        session: view,
+        clientTools,
+        messages: withSystemSection(spliced.messages, view.systemSection),
+        clientToolChoice: tool_choice,
+        maxHops,
+        view: access,
+        edge,
+      },
+      {
+        callModel: async (round) => {
+          progress.hops++;
+          const turn = await callUpstream(client, cfg, passthrough, round, {
+            signal: abort.signal,
+            onText: (t, m) => {
+              progress.meta = m;
+              onText?.(t);
+            },
+          });
+          progress.meta = turn.meta;
+          return turn;
+        },
+        activate,
+        execute: async (name, args) => {
+          const outcome = await session.run(name, args, { via: "chat" });
+          return outcome.ok ? resultText(outcome.result) : `Error: ${outcome.message}`;
+        },
+      },
+    ).then(async (result) => {
+      if (result.splice) await session.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
+      return result;
+    });
+  const headers = {
+    [SESSION_HEADER]: state.id,
+    "x-toolsearch-spliced": String(spliced.applied),
+    "x-toolsearch-tools-changed": toolsChanged ? "1" : "0",
+  };
+  return { run, progress, abort, headers, session, loaded };
+}

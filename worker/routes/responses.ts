@@ -1,0 +1,118 @@
+// POST /v1/responses: OpenAI's Responses API on the chat path. The request's items, tools and
+// fields are translated to a chat turn (responses/translate.ts) and run by chat/turn.ts, the same
+// session, plan, splices and agent loop as /v1/chat/completions; the answer goes back as Responses
+// output items, JSON or the Responses event stream. previous_response_id names a stored response:
+// its session (the id carries it) and the conversation up to it, so the client sends only its new
+// input. GET and DELETE /v1/responses/:id answer within the caller's tenant; an unknown id, or one
+// of another tenant, is the same 404. Errors take OpenAI's shape, with the field as `param`.
+
+import type { AgentResult } from "../core/agent.ts";
+import type { ChatMessage } from "../core/chat.ts";
+import { ToolsearchError } from "../core/errors.ts";
+import { json, readJson, route, type RouteContext } from "../http.ts";
+import { SESSION_HEADER } from "../chat/conversation.ts";
+import { streamTurn } from "../chat/stream.ts";
+import { chatTurn, type ChatTurnBody } from "../chat/turn.ts";
+import { responseEvents } from "../responses/events.ts";
+import { outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
+import { newResponseId, sessionOfResponse } from "../responses/shapes.ts";
+import { badField, chatMessages, chatToolChoice, chatTools, upstreamFields } from "../responses/translate.ts";
+import { SessionClient } from "../session/client.ts";
+import { CHAT_MAX_BODY_BYTES, parseChatHeaders } from "../wire/chat.ts";
+import { parseResponsesBody } from "../wire/responses.ts";
+
+async function create(c: RouteContext): Promise<Response> {
+  let options = parseChatHeaders(c.request.headers);
+  const body = parseResponsesBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
+  const previous = body.previous_response_id ?? null;
+  let history: ChatMessage[] = [];
+  if (previous) {
+    const sid = sessionOfResponse(previous);
+    const thread = sid ? await SessionClient.of(c, sid).responseThread(previous) : null;
+    if (!sid || !thread) throw badField("previous_response_id", `response "${previous.slice(0, 80)}" does not exist`);
+    const named = options[SESSION_HEADER];
+    if (named && named !== sid) throw badField("previous_response_id", `belongs to another session than ${SESSION_HEADER}`);
+    options = { ...options, [SESSION_HEADER]: sid };
+    history = thread.messages;
+  }
+  // checked before anything is created or stored: a refused request leaves nothing behind
+  const calls = new Set(history.flatMap((m) => (m.tool_calls ?? []).map((t) => t.id)));
+  const input = chatMessages(body.input ?? [], calls);
+  const messages: ChatMessage[] = [
+    ...(body.instructions ? [{ role: "system" as const, content: body.instructions }] : []),
+    ...history,
+    ...input,
+  ];
+  if (!messages.length) throw badField("input", "required");
+  const { tools, names, unsupported } = chatTools(body.tools ?? []);
+  const hostedSearch = tools.some((t) => t.type === "tool_search");
+  const chatBody: ChatTurnBody = {
+    ...upstreamFields(body, tools.length > 0),
+    model: body.model,
+    messages,
+    tools,
+    tool_choice: chatToolChoice(body.tool_choice),
+  };
+  const turn = await chatTurn(c, chatBody, options);
+  // tools nothing here can run (hosted web_search, custom tools): left out, and said so
+  if (unsupported.length) turn.headers["x-toolsearch-ignored-tools"] = unsupported.join(",");
+  const meta = {
+    id: newResponseId(turn.headers[SESSION_HEADER]!),
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    previous,
+    store: body.store !== false,
+  };
+  const finish = async (result: AgentResult) => {
+    const searched = hostedSearch ? searchItems(turn.loaded, names, meta.id) : [];
+    const output = outputItems(result.message, meta.id, names, searched);
+    const response = responseObject(body, meta, result, output);
+    if (meta.store) await turn.session.putResponse({ response, messages: [...input, ...outputAsChat(output)] });
+    return response;
+  };
+  if (!body.stream) {
+    const result = await turn.run();
+    return json(await finish(result), 200, { ...turn.headers, "x-toolsearch-hops": String(result.hops) });
+  }
+  return streamTurn(turn, (write) => responseEvents(write, { started: () => responseObject(body, meta, null, []), finish }));
+}
+
+/** The stored response `id` in the caller's tenant, or the one 404. */
+async function stored(c: RouteContext): Promise<{ session: SessionClient; id: string }> {
+  const id = c.params.id!;
+  const sid = sessionOfResponse(id);
+  if (!sid) throw notFound(id);
+  return { session: SessionClient.of(c, sid), id };
+}
+
+const notFound = (id: string) => new ToolsearchError("not_found", `response ${id.slice(0, 80)} does not exist`);
+
+async function get(c: RouteContext): Promise<Response> {
+  const { session, id } = await stored(c);
+  const response = await session.response(id);
+  if (!response) throw notFound(id);
+  return json(response);
+}
+
+async function remove(c: RouteContext): Promise<Response> {
+  const { session, id } = await stored(c);
+  if (!(await session.deleteResponse(id))) throw notFound(id);
+  return json({ id, object: "response", deleted: true });
+}
+
+/** OpenAI's error shape: message, type, param (the field a `field: rule` message names), code. */
+function openaiError(err: ToolsearchError): Response {
+  const own: { type?: unknown; param?: unknown; code?: unknown } = err.toJSON().error;
+  const param = /^([A-Za-z_][\w.-]*): /.exec(err.message)?.[1] ?? null;
+  const type = err.status >= 500 ? "server_error" : err.status === 404 ? "not_found_error" : "invalid_request_error";
+  return json(
+    { error: { message: err.message, type: own.type ?? type, param: own.param ?? param, code: own.code ?? err.code } },
+    err.status,
+  );
+}
+
+export const responsesRoutes = [
+  route("POST", "/v1/responses", create, openaiError),
+  route("GET", "/v1/responses/:id", get, openaiError),
+  route("DELETE", "/v1/responses/:id", remove, openaiError),
+];

@@ -1,0 +1,80 @@
+// Stored responses of the Responses endpoint (store: true, the default), in the session object's
+// SQLite: each row holds the response as answered and the chat messages it added to the
+// conversation (its input, without the instructions, and its output), linked to the response it
+// continued. previous_response_id walks that chain back, so a client sends only its new input and
+// the upstream still gets the whole conversation, byte for byte as a client replaying it would.
+// The response is kept without its tools' definitions (a client sends its tools with every request
+// anyway; 191 MCP tools are about 280 KB, which every row would repeat), and the messages in a
+// column of their own, so walking a chain parses only what it needs. Bounded per session: the
+// oldest rows go first.
+
+import type { ChatMessage } from "../core/chat.ts";
+import type { ResponseObject } from "../responses/shapes.ts";
+
+export const RESPONSES_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS responses (
+    id TEXT PRIMARY KEY, previous TEXT, response TEXT NOT NULL, messages TEXT NOT NULL, seq INTEGER NOT NULL);`;
+
+/** responses a session keeps (and the longest chain previous_response_id follows) */
+export const MAX_RESPONSES = 1000;
+
+export interface StoredResponse {
+  response: ResponseObject;
+  /** the chat messages this response added: its input (no instructions), then its output */
+  messages: ChatMessage[];
+}
+
+export interface ResponseThread {
+  /** the conversation up to and including this response, oldest first */
+  messages: ChatMessage[];
+}
+
+type Link = { previous: string | null; messages: string };
+
+export class ResponseStore {
+  private readonly sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.sql = sql;
+  }
+
+  put(stored: StoredResponse): void {
+    const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM responses").one().n ?? 0) + 1;
+    const { response, messages } = stored;
+    this.sql.exec(
+      "INSERT OR REPLACE INTO responses (id, previous, response, messages, seq) VALUES (?, ?, ?, ?, ?)",
+      response.id,
+      response.previous_response_id,
+      JSON.stringify({ ...response, tools: [] }),
+      JSON.stringify(messages),
+      seq,
+    );
+    this.sql.exec("DELETE FROM responses WHERE seq <= ?", seq - MAX_RESPONSES);
+  }
+
+  /** The stored response (its tools not kept: `tools` is empty), or null. */
+  get(id: string): ResponseObject | null {
+    const r = this.sql.exec<{ response: string }>("SELECT response FROM responses WHERE id = ?", id).toArray()[0];
+    return r ? (JSON.parse(r.response) as ResponseObject) : null;
+  }
+
+  /** The conversation up to and including response `id`; null when it is not stored (or a link is gone). */
+  thread(id: string): ResponseThread | null {
+    const chain: ChatMessage[][] = [];
+    for (let next: string | null = id; next !== null && chain.length < MAX_RESPONSES;) {
+      const r: Link | undefined = this.sql.exec<Link>("SELECT previous, messages FROM responses WHERE id = ?", next).toArray()[0];
+      if (!r) return null;
+      chain.push(JSON.parse(r.messages) as ChatMessage[]);
+      next = r.previous;
+    }
+    return { messages: chain.reverse().flat() };
+  }
+
+  delete(id: string): boolean {
+    return this.sql.exec("DELETE FROM responses WHERE id = ?", id).rowsWritten > 0;
+  }
+
+  clear(): void {
+    this.sql.exec("DELETE FROM responses");
+  }
+}
