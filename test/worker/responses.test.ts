@@ -3,6 +3,7 @@
 // caller's tenant, and another tenant's id is the same 404 as an unknown one (as a
 // previous_response_id, the same 400). A refused request stores nothing: no session, no upstream call.
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { env } from "cloudflare:workers";
 import { keyedSessionId } from "../../worker/session/create.ts";
 import { AUTH_B, call, callWith, type Json } from "./helpers.ts";
 
@@ -56,7 +57,7 @@ describe("stored responses", () => {
     });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ param: "input.1.call_id", code: "bad_request", type: "invalid_request_error" });
-    const id = await keyedSessionId({ tenant: "tenant-a" }, `prompt_cache_key\u0000${key}`);
+    const id = await keyedSessionId({ tenant: "tenant-a", env }, `prompt_cache_key\u0000${key}`);
     expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
     expect(await control("requests")).toEqual([]);
     // the same conversation, well formed, makes the session
