@@ -21,6 +21,12 @@ import { SessionClient } from "../session/client.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatHeaders } from "../wire/chat.ts";
 import { parseResponsesBody } from "../wire/responses.ts";
 
+/** A session that does not exist, as nothing: the caller words the refusal. */
+function noSession(e: unknown): null {
+  if (e instanceof ToolsearchError && e.code === "not_found") return null;
+  throw e;
+}
+
 async function create(c: RouteContext): Promise<Response> {
   let options = parseChatHeaders(c.request.headers);
   const body = parseResponsesBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
@@ -28,7 +34,8 @@ async function create(c: RouteContext): Promise<Response> {
   let history: ChatMessage[] = [];
   if (previous) {
     const sid = sessionOfResponse(previous);
-    const thread = sid ? await SessionClient.of(c, sid).responseThread(previous) : null;
+    // an id of another tenant (or a forged one) names no session: the same refusal as an unknown id
+    const thread = sid ? await SessionClient.of(c, sid).responseThread(previous).catch(noSession) : null;
     if (!sid || !thread) throw badField("previous_response_id", `response "${previous.slice(0, 80)}" does not exist`);
     const named = options[SESSION_HEADER];
     if (named && named !== sid) throw badField("previous_response_id", `belongs to another session than ${SESSION_HEADER}`);
