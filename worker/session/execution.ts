@@ -131,7 +131,12 @@ export async function executeCall(
   const { before, call } = port.transaction(() => ({ before: port.servers.get(tool.server), call: port.begin({ ...base, type: "call" }) }));
   const startedAt = Date.now();
   try {
-    const pending = callRemote(server, resolved.headers, before, tool.originalName, check.args, call.signal, context.onProgress);
+    const pending = callRemote(server, resolved.headers, before, {
+      tool: tool.originalName,
+      args: check.args,
+      signal: call.signal,
+      onProgress: context.onProgress,
+    });
     if (!before)
       opening.set(
         key,

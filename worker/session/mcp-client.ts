@@ -129,14 +129,20 @@ function expired(e: unknown): boolean {
   return e.code === 404 || (e.code === 400 && GONE.test(e.message));
 }
 
+/** One tools/call: the tool's original name and checked arguments, and what may watch it. */
+export interface ToolCallRequest {
+  tool: string;
+  args: Record<string, unknown>;
+  /** aborts the call (timeout, session deleted); the server is sent notifications/cancelled */
+  signal?: AbortSignal;
+  onProgress?: (p: Progress) => void;
+}
+
 async function once(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,
-  tool: string,
-  args: Record<string, unknown>,
-  signal?: AbortSignal,
-  onProgress?: (p: Progress) => void,
+  { tool, args, signal, onProgress }: ToolCallRequest,
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const sent: Promise<unknown>[] = [];
   const { client, transport } = await connect(server, headers, stored, sent);
@@ -179,13 +185,11 @@ export async function callRemote(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,
-  tool: string,
-  args: Record<string, unknown>,
-  signal?: AbortSignal,
-  onProgress?: (p: Progress) => void,
+  request: ToolCallRequest,
 ): Promise<RemoteCall> {
+  const { signal } = request;
   try {
-    return { ...(await once(server, headers, stored, tool, args, signal, onProgress)), reinitialized: false };
+    return { ...(await once(server, headers, stored, request)), reinitialized: false };
   } catch (e) {
     if (stored && expired(e)) {
       // fall through to one retry in a new session. Safe even for a non-idempotent tool: the server
@@ -200,7 +204,7 @@ export async function callRemote(
     } else throw classify(e, server, signal);
   }
   try {
-    return { ...(await once(server, headers, null, tool, args, signal, onProgress)), reinitialized: true };
+    return { ...(await once(server, headers, null, request)), reinitialized: true };
   } catch (e) {
     throw classify(e, server, signal);
   }
