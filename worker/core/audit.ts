@@ -40,6 +40,8 @@ export interface AuditInput {
   arguments?: string | null;
   /** the surface that caused it: rest, chat, mcp */
   via?: string;
+  /** the client program, where the surface names one (MCP clientInfo: `name/version`) */
+  client?: string | null;
 }
 
 /** One stored row: the columns of `audit` (session SQLite) and `audit_events` (D1). */
@@ -60,6 +62,7 @@ export interface AuditRow {
   detail: string | null;
   arguments: string | null;
   via: string;
+  client: string | null;
 }
 
 export const AUDIT_COLUMNS = [
@@ -79,6 +82,7 @@ export const AUDIT_COLUMNS = [
   "detail",
   "arguments",
   "via",
+  "client",
 ] as const;
 
 export function eventId(at: number, seq: number, random: Uint8Array): string {
@@ -104,6 +108,7 @@ export function auditRow(e: AuditInput, at: number, id: string, tenant: string, 
     detail: e.detail ? e.detail.slice(0, 500) : null,
     arguments: e.arguments ?? null,
     via: e.via ?? "rest",
+    client: e.client ? e.client.slice(0, 200) : null,
   };
 }
 
@@ -124,6 +129,7 @@ export function auditEvent(r: AuditRow) {
     resultBytes: r.result_bytes,
     detail: r.detail,
     via: r.via,
+    client: r.client ?? null,
     ...(r.arguments !== null ? { arguments: JSON.parse(r.arguments) as unknown } : {}),
   };
 }

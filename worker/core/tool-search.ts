@@ -28,6 +28,8 @@ export interface ActivationAudit {
   matched?: number;
   /** the surface: rest, chat, mcp */
   via?: string;
+  /** the client program the surface names (MCP clientInfo `name/version`) */
+  client?: string;
   /** names a call (or a tool_choice) loads for itself, not a toolSearch: no search row is audited */
   load?: true;
 }

@@ -8,8 +8,7 @@ import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontext
 import { ToolsearchError } from "../core/errors.ts";
 import { json, MAX_BODY_BYTES, type RouteContext } from "../http.ts";
 import { settings } from "../settings.ts";
-import { SessionClient } from "../session/client.ts";
-import type { SessionState } from "../session/state.ts";
+import { SessionClient, type FrozenState } from "../session/client.ts";
 import type { McpSession } from "./server.ts";
 
 /** A protocol-level failure, answered as a JSON-RPC error with `rpcCode` and the HTTP status. */
@@ -77,18 +76,25 @@ export function checkProtocol(c: RouteContext): void {
   );
 }
 
-/** The MCP session named by the request's Mcp-Session-Id: 400 without one, 404 for an unknown one. */
+/**
+ * The MCP session named by the request's Mcp-Session-Id: 400 without one, 404 for an unknown one.
+ * Its frozen fields come from the isolate's cache where it has them (no object call, no write: a
+ * call marks the session used in its own transaction); an `inject` session's tools/list shows its
+ * activations, so those sessions are read from the object.
+ */
 export async function mcpSession(c: RouteContext): Promise<McpSession> {
   const id = c.request.headers.get("mcp-session-id");
   if (!id) throw new RpcError(-32000, "Bad Request: Mcp-Session-Id header is required (send initialize first)");
-  let state: SessionState;
+  let state: FrozenState & { activations?: string[] };
   try {
-    state = await SessionClient.of(c, id).state();
+    const client = SessionClient.of(c, id);
+    state = await client.frozen();
+    if (state.activation === "inject" && !("activations" in state)) state = await client.state();
   } catch (e) {
     if (e instanceof ToolsearchError && e.code === "not_found") throw new RpcError(-32001, `Session not found: ${id.slice(0, 80)}`, 404);
     throw e;
   }
   // sessions made on /v1 froze a prompt for a chat client, not this one
   if (!state.mcp) throw new RpcError(-32001, `Session not found: ${id} is not an MCP session`, 404);
-  return state as McpSession;
+  return { ...state, mcp: state.mcp, activations: state.activations ?? [] };
 }

@@ -1,5 +1,7 @@
 // /mcp: MCP Streamable HTTP for MCP clients (Claude Code, Cursor, VS Code, the Inspector, the SDK
-// client). One MCP session is one toolsearch session: `initialize` creates it and its id is the
+// client), both protocol eras on one URL. A request carrying the 2026-07-28 `_meta` envelope (or
+// that version's header) is served statelessly by mcp/modern.ts. Otherwise (2025-03-26 to
+// 2025-11-25) one MCP session is one toolsearch session: `initialize` creates it and its id is the
 // Mcp-Session-Id. A transport kept in memory would not survive another isolate or the Durable
 // Object restarting, so each request gets a new SDK server on a stateless web-standard transport;
 // mcp/protocol.ts checks the session id, the protocol version and batching first, and all state
@@ -7,9 +9,12 @@
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { json, route, type RouteContext } from "../http.ts";
+import { serveModern } from "../mcp/modern.ts";
 import { BATCH_VERSIONS, checkOrigin, checkProtocol, mcpSession, readMessages, RpcError, rpcErrorResponse } from "../mcp/protocol.ts";
-import { mcpServer, mcpSessionRequest, type McpSession } from "../mcp/server.ts";
+import { clientName, mcpServer, mcpSessionRequest, type McpSession } from "../mcp/server.ts";
+import { MODERN_VERSION } from "../mcp/stable.ts";
 import { SessionClient } from "../session/client.ts";
 import { createSession, sessionCatalog } from "../session/create.ts";
 
@@ -39,13 +44,15 @@ function transportChecks(request: Request): void {
 async function post(c: RouteContext): Promise<Response> {
   transportChecks(c.request);
   const { body, messages } = await readMessages(c.request);
+  // the SDK's own classification: the 2026 envelope, or that version's header without it (answered -32602)
+  if (!(await isLegacyRequest(c.request, body))) return serveModern(c, body);
   const init = messages.find(isInitializeRequest);
   if (init) {
     if (messages.length > 1) throw new RpcError(-32600, "Invalid Request: initialize must be sent alone, not in a batch");
-    const requested = (init as { params: { protocolVersion: string } }).params.protocolVersion;
+    const { protocolVersion: requested, clientInfo } = init.params;
     const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-    const { state } = await createSession(c, await mcpSessionRequest(c, protocolVersion));
-    return serve(state as McpSession, c, body);
+    const { state } = await createSession(c, await mcpSessionRequest(c, { protocolVersion, client: clientName(clientInfo) }));
+    return serve({ ...state, mcp: state.mcp! }, c, body);
   }
   const session = await mcpSession(c);
   checkProtocol(c);
@@ -55,7 +62,19 @@ async function post(c: RouteContext): Promise<Response> {
   return serve(session, c, body);
 }
 
+/** 2026-07-28 has no session to delete and no GET stream: 405, as the revision says. */
+const modernRefusal = (c: RouteContext) =>
+  c.request.headers.get("mcp-protocol-version") === MODERN_VERSION
+    ? json(
+        { jsonrpc: "2.0", id: null, error: { code: -32000, message: `Method Not Allowed: protocol ${MODERN_VERSION} has only POST` } },
+        405,
+        { allow: "POST" },
+      )
+    : null;
+
 async function remove(c: RouteContext): Promise<Response> {
+  const refused = modernRefusal(c);
+  if (refused) return refused;
   const session = await mcpSession(c);
   checkProtocol(c);
   await SessionClient.of(c, session.id).remove();
@@ -64,6 +83,8 @@ async function remove(c: RouteContext): Promise<Response> {
 
 /** No server-initiated stream: list_changed rides on the response of the toolSearch call. */
 async function get(c: RouteContext): Promise<Response> {
+  const refused = modernRefusal(c);
+  if (refused) return refused;
   await mcpSession(c);
   return json(
     {

@@ -21,7 +21,11 @@ import type { SessionInit, SessionState } from "./state.ts";
  * `execution`: who runs catalog tools on the chat endpoint. `mcp`: a session of the MCP gateway,
  * with the protocol version its initialize negotiated; it sees only tools of servers it can reach.
  */
-export type CreateRequest = SessionRequest & { activation: Activation; execution?: "client" | "edge"; mcp?: { protocolVersion: string } };
+export type CreateRequest = SessionRequest & {
+  activation: Activation;
+  execution?: "client" | "edge";
+  mcp?: { protocolVersion: string; client?: string };
+};
 
 const idSecret = (c: Pick<RouteContext, "env">) => settings(c.env).secret("SESSION_ID_SECRET");
 
@@ -101,6 +105,7 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
   const mcp = req.mcp &&
     gateway && {
       protocolVersion: req.mcp.protocolVersion,
+      ...(req.mcp.client ? { client: req.mcp.client } : {}),
       servers: gateway.servers,
       instructions: mcpInstructions({ ...frozen, activation: req.activation }, gateway.counts, gateway.unreachable),
     };

@@ -25,15 +25,23 @@ import { callRemote, closeRemote, UpstreamFailure, type Progress } from "./mcp-c
 import type { ServerSessions } from "./server-sessions.ts";
 import type { SessionInit } from "./state.ts";
 
-/** Who is calling: the surface, for the audit trail; `onProgress` (a stub across RPC) asks the server for progress. */
+/**
+ * Who is calling: the surface and the client program it names (MCP clientInfo), for the audit
+ * trail; `onProgress` (a stub across RPC) asks the server for progress.
+ */
 export interface CallContext {
   via: "rest" | "chat" | "mcp";
+  client?: string;
   onProgress?: (p: Progress) => void;
 }
 
-/** A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes). */
-export type CallOutcome =
-  { ok: true; result: CallToolResult; outcome: AuditOutcome } | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome };
+/**
+ * A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes).
+ * `loaded`: the call activated its tool (a surface whose tools list shows loaded tools has grown).
+ */
+export type CallOutcome = (
+  { ok: true; result: CallToolResult; outcome: AuditOutcome } | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome }
+) & { loaded?: true };
 
 /** How a started call ended: its row's outcome and figures. */
 export interface CallEnd {
@@ -70,6 +78,19 @@ export async function executeCall(
   args: unknown,
   context: CallContext,
 ): Promise<CallOutcome | null> {
+  const did = { load: false };
+  const outcome = await runCall(port, deps, name, args, context, did);
+  return outcome && did.load ? { ...outcome, loaded: true } : outcome;
+}
+
+async function runCall(
+  port: ExecutionPort,
+  deps: { settings: Settings; catalog: LoadedCatalog },
+  name: string,
+  args: unknown,
+  context: CallContext,
+  did: { load: boolean },
+): Promise<CallOutcome | null> {
   const { init } = port;
   const { settings: cfg, catalog: cat } = deps;
   const tool = cat.byName.get(name);
@@ -88,6 +109,7 @@ export async function executeCall(
     tool: name,
     server: tool.server,
     via,
+    client: context.client ?? null,
     argsDigest: digest.argsDigest,
     argsBytes: digest.argsBytes,
     arguments: init.storeArguments ? digest.canonical : null,
@@ -106,7 +128,9 @@ export async function executeCall(
   }
   if (!isLoaded({ ...init, activations: port.activations }, name)) {
     // null: the session was deleted meanwhile
-    if (!(await port.activate([name], `call:${name}`, { via, load: true }))) return null;
+    const activated = await port.activate([name], `call:${name}`, { via, client: context.client, load: true });
+    if (!activated) return null;
+    did.load = activated.loaded.includes(name);
   }
   const check = checkArguments(tool.inputSchema, (args ?? {}) as Record<string, unknown>);
   if (!check.ok) {

@@ -18,6 +18,9 @@ const SCHEMA = `
 
 export function migrate(sql: SqlStorage): void {
   sql.exec(SCHEMA);
+  // columns added after a table was first created (sessions stored before then)
+  if (!sql.exec("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'client'").toArray().length)
+    sql.exec("ALTER TABLE audit ADD COLUMN client TEXT");
 }
 
 export function hasSchema(sql: SqlStorage): boolean {

@@ -256,13 +256,15 @@ export class SessionDO extends DurableObject<Env> {
       this.sql.exec("INSERT INTO events (at, query, loaded) VALUES (?, ?, ?)", now, query, JSON.stringify(loaded));
       this.sql.exec("UPDATE session SET last_used_at = ?", now);
       const via = audit.via ?? "rest";
+      const client = audit.client ?? null;
       const events: AuditInput[] = [];
       if (!audit.load) {
         const detail = `${audit.matched ?? names.length} matched; loaded ${loaded.length}, already loaded ${alreadyLoaded.length}`;
-        events.push({ type: "search", tool: null, outcome: "ok", via, ...digest, detail, arguments: storeArgs ? digest.canonical : null });
+        const args = storeArgs ? digest.canonical : null;
+        events.push({ type: "search", tool: null, outcome: "ok", via, client, ...digest, detail, arguments: args });
       }
-      for (const name of loaded) events.push({ type: "activation", tool: name, outcome: "ok", via });
-      for (const d of audit.denied ?? []) events.push({ type: "denial", tool: d.name, outcome: "denied", via, detail: d.reason });
+      for (const name of loaded) events.push({ type: "activation", tool: name, outcome: "ok", via, client });
+      for (const d of audit.denied ?? []) events.push({ type: "denial", tool: d.name, outcome: "denied", via, client, detail: d.reason });
       this.writeAudit(init, events, now);
       return { loaded, alreadyLoaded, activations: this.activationNames() };
     });
@@ -275,6 +277,8 @@ export class SessionDO extends DurableObject<Env> {
   async callTool(name: string, args: unknown, context: CallContext): Promise<CallOutcome | null> {
     const init = this.init();
     if (!init) return null;
+    // a call is use: committed with the call's own first write, not by a get() of its own
+    this.sql.exec("UPDATE session SET last_used_at = ?", Date.now());
     const catalog = await loadCatalog(this.env.ASSETS, init.catalogFile);
     const outcome = await executeCall(
       {

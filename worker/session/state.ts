@@ -37,8 +37,11 @@ export interface SessionInit {
   execution?: "client" | "edge";
   /** AUDIT_ARGUMENTS=store when the session started: audit rows keep argument values */
   storeArguments?: boolean;
-  /** sessions of the MCP gateway: the negotiated protocol version and the frozen initialize instructions */
-  mcp?: { protocolVersion: string; instructions: string; servers: string[] };
+  /**
+   * sessions of the MCP gateway: the negotiated protocol version, the frozen initialize
+   * instructions, and the client program (initialize's clientInfo, `name/version`) for audit rows
+   */
+  mcp?: { protocolVersion: string; instructions: string; servers: string[]; client?: string };
 }
 
 export interface SessionState extends SessionInit {

@@ -117,6 +117,8 @@ export const auditEvent = z
     resultBytes: count,
     detail: z.string().nullable(),
     via: z.string(),
+    /** the client program (MCP clientInfo `name/version`); null where the surface names none */
+    client: z.string().nullable(),
     /** argument values, only with AUDIT_ARGUMENTS=store */
     arguments: z.unknown().optional(),
   })

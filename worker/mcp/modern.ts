@@ -1,0 +1,95 @@
+// MCP 2026-07-28 on /mcp, next to the 2025-era protocol: every request stands alone, carrying its
+// protocol version, client capabilities and client info in `_meta`. The v2 SDK's
+// `createMcpHandler` (@modelcontextprotocol/server, strict modern: `legacy: "reject"`, since
+// 2025-era requests keep the gateway's own sessions, routes/mcp.ts) does the wire format:
+// server/discover, the Mcp-Method / Mcp-Name / MCP-Protocol-Version header checks (HeaderMismatch
+// -32020), UnsupportedProtocolVersion -32022, a missing `_meta` (-32602), `resultType` on results,
+// `ttlMs` / `cacheScope` on tools/list, subscriptions/listen, and no `ping` (-32601). A fresh v2
+// `Server` per request answers with the stable session's tools (stable.ts, tools.ts). It runs in
+// workerd with the cf-worker JSON Schema validator (no code generation).
+
+import {
+  CLIENT_INFO_META_KEY,
+  createMcpHandler,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type ListToolsResult,
+} from "@modelcontextprotocol/server";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { RouteContext } from "../http.ts";
+import type { CallContext } from "../session/execution.ts";
+import { clientName } from "./server.ts";
+import { MODERN_VERSION, stablePort, stableSession } from "./stable.ts";
+import { gatewayTools, InvalidParams } from "./tools.ts";
+
+/**
+ * How long a client may keep tools/list: it changes only with a deployment (catalog, POLICY,
+ * SERVERS). `private`: it is the tenant's view, so a shared cache must not serve it to another.
+ */
+export const TOOLS_LIST_TTL_MS = 3_600_000;
+
+const invalid = (e: unknown) => (e instanceof InvalidParams ? new ProtocolError(ProtocolErrorCode.InvalidParams, e.message) : e);
+
+/** Answer one 2026-07-28 request (`body` already read and parsed). */
+export async function serveModern(c: RouteContext, body: unknown): Promise<Response> {
+  const { session, init, cat } = await stableSession(c);
+  const factory = () => {
+    const server = new Server(
+      { name: "toolsearch", title: `toolsearch gateway (${cat.label})`, version: cat.catalog.version },
+      {
+        capabilities: { tools: { listChanged: false } },
+        instructions: session.mcp.instructions,
+        jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+        cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" } },
+      },
+    );
+    const tools = gatewayTools(cat, session, stablePort(c, init));
+    server.setRequestHandler("tools/list", async (req) => {
+      try {
+        // MCP's own shapes; core types them more loosely (an inputSchema is any JSON object there)
+        return tools.list(req.params?.cursor) as ListToolsResult;
+      } catch (e) {
+        throw invalid(e);
+      }
+    });
+    server.setRequestHandler("tools/call", async (req, ctx) => {
+      const { name, arguments: args = {} } = req.params;
+      const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
+      const client = clientName(envelope[CLIENT_INFO_META_KEY]);
+      const context: CallContext = { via: "mcp", ...(client ? { client } : {}) };
+      // the client asked for progress: the upstream server's goes out on this call's response stream
+      const token = ctx.mcpReq._meta?.progressToken;
+      if (token !== undefined)
+        context.onProgress = (p) => void ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token } });
+      try {
+        return (await tools.call(name, args, context, async () => {})) as CallToolResult;
+      } catch (e) {
+        throw invalid(e);
+      }
+    });
+    return server;
+  };
+  // per request: nothing is kept between requests (a listen stream has nothing to deliver: tools/list never changes)
+  const handler = createMcpHandler(factory, { legacy: "reject", keepAliveMs: 0 });
+  return withLegacyVersions(await handler.fetch(c.request, { parsedBody: body }));
+}
+
+/**
+ * -32022 names every version this URL serves: the SDK's strict handler knows only the modern one,
+ * but a client may fall back to initialize at any of the 2025-era versions.
+ */
+async function withLegacyVersions(res: Response): Promise<Response> {
+  if (res.status !== 400 || !res.headers.get("content-type")?.startsWith("application/json")) return res;
+  const text = await res.text();
+  const body = JSON.parse(text) as { error?: { code?: number; data?: { supported?: string[] } } };
+  if (body.error?.code === ProtocolErrorCode.UnsupportedProtocolVersion && Array.isArray(body.error.data?.supported)) {
+    body.error.data.supported = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v !== MODERN_VERSION)];
+    const headers = new Headers(res.headers);
+    headers.delete("content-length");
+    return new Response(JSON.stringify(body), { status: 400, headers });
+  }
+  return new Response(text, { status: res.status, headers: res.headers });
+}
