@@ -2,11 +2,13 @@
 // Function, so any code generation would fail here) behind real HTTP, on the demo catalog with
 // SERVERS naming server-everything over Streamable HTTP, and two independent clients: the MCP SDK
 // Client with StreamableHTTPClientTransport (the stable surface, the default, and the dynamic
-// `?activation=inject` form), and the MCP Inspector's CLI mode (its own client, the v2 SDK). Tools
-// of the demo's other servers are client-run: not offered here.
+// `?activation=inject` form), the v2 SDK client on MCP 2026-07-28 (the v2 server answers it inside
+// workerd), and the MCP Inspector's CLI mode (its own client, the v2 SDK). Tools of the demo's other
+// servers are client-run: not offered here.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -92,6 +94,33 @@ describe("MCP gateway through wrangler dev, SDK client", () => {
     });
     expect(gone.status).toBe(404);
     await client.close();
+  });
+});
+
+describe("MCP gateway through wrangler dev, the v2 client on 2026-07-28", () => {
+  it("server/discover, the stable tools/list with cache hints, toolSearch then callTool; the audit row names the client", async () => {
+    const transport = new TransportV2(new URL(`${dev.url}/mcp?model=gpt-5`), { requestInit: { headers: DEV_AUTH } });
+    const client = new ClientV2({ name: "v2-wrangler", version: "2.4.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(transport);
+    expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    expect(transport.sessionId).toBeUndefined();
+    const list = await client.listTools();
+    expect(list.tools.map((t) => t.name)).toEqual(["toolSearch", "callTool"]);
+    expect(list).toMatchObject({ ttlMs: 3_600_000, cacheScope: "private" });
+    const r = await client.callTool({ name: "toolSearch", arguments: { query: "add two numbers" } });
+    expect((r.content as Array<{ text: string }>)[0]!.text).toContain('{"name":"mcp__everything__get-sum","inputSchema":');
+    const sum = await client.callTool({ name: "callTool", arguments: { name: "mcp__everything__get-sum", arguments: { a: 40, b: 2 } } });
+    expect(sum.content).toEqual([{ type: "text", text: "The sum of 40 and 2 is 42." }]);
+    expect(JSON.stringify(await client.listTools())).toBe(JSON.stringify(list));
+    await client.close();
+    // rows reach D1 in batches, about a second after the call
+    let events: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 50 && !events.length; i++) {
+      await new Promise((done) => setTimeout(done, 200));
+      const res = await fetch(`${dev.url}/v1/audit?type=call&tool=mcp__everything__get-sum`, { headers: DEV_AUTH });
+      events = ((await res.json()) as { events: Array<Record<string, unknown>> }).events.filter((e) => e.client === "v2-wrangler/2.4.0");
+    }
+    expect(events.map((e) => [e.tool, e.outcome, e.via])).toEqual([["mcp__everything__get-sum", "ok", "mcp"]]);
   });
 });
 

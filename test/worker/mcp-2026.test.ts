@@ -2,7 +2,7 @@
 // client, pinned to 2026-07-28 and in `auto` negotiation) discovers the gateway, lists the stable
 // surface (ttlMs / cacheScope, the same bytes for every request and client), finds a tool with
 // toolSearch and runs it with callTool on server-everything; the audit rows name the client from
-// `_meta`. The v1 client on 2025-11-25 keeps its session, and its rows name its client too.
+// `_meta`; progress comes through. The v1 client on 2025-11-25 keeps its session, and its rows name its client too.
 // Real Durable Objects and D1, the Worker's fetch.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
@@ -81,6 +81,21 @@ describe("MCP 2026-07-28: the v2 client", () => {
     // another tenant with the same rules sees the same bytes
     const other = await modern("v2-b", "pin", AUTH_B);
     expect(JSON.stringify(await other.client.listTools())).toBe(first);
+  });
+
+  it("a call with a progressToken gets the server's notifications/progress on its own response stream", async () => {
+    const { client } = await modern("v2-progress");
+    const op = { name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 0.3, steps: 3 } };
+    for (const params of [op, { name: "callTool", arguments: op }]) {
+      const seen: Array<[number, number | undefined]> = [];
+      const r = await client.callTool(params, { onprogress: (p) => void seen.push([p.progress, p.total]) });
+      expect(textOf(r)).toMatch(/Long running operation completed/);
+      expect(seen).toEqual([
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ]);
+    }
   });
 
   it("URL options shape the view: ?deferral=off lists the tools themselves", async () => {
