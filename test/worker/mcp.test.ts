@@ -198,4 +198,17 @@ describe("MCP gateway: tenants and restarts", () => {
     expect(await toolNames(client)).toEqual(["toolSearch", "callTool", "mcp__everything__get-sum"]);
     expect(textOf(await client.callTool({ name: "mcp__everything__get-sum", arguments: { a: 1, b: 1 } }))).toBe("The sum of 1 and 1 is 2.");
   });
+
+  it("a session that ended behind this isolate's cache (another isolate's DELETE, expiry): a call answers -32001", async () => {
+    const { id } = await connect();
+    // the object removes the session; this isolate still holds its frozen fields
+    await runInDurableObject(sessionObject(id), (o: SessionDO) => o.remove());
+    const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+    const call = { name: "callTool", arguments: { name: "mcp__everything__echo", arguments: { message: "x" } } };
+    const r = await rpc({ jsonrpc: "2.0", id: 3, method: "tools/call", params: call }, headers);
+    expect(r.messages.at(-1)!.error).toMatchObject({
+      code: -32001,
+      message: expect.stringMatching(/Session not found: session ses_.* does not exist \(initialize again\)$/),
+    });
+  });
 });

@@ -8,6 +8,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { ToolsearchError } from "../core/errors.ts";
 import { parseCreateBody } from "../wire/requests.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
@@ -55,7 +56,17 @@ export function sessionPort(c: RouteContext, id: string): GatewayPort {
   return { run: (name, args, context) => client.run(name, args, context), activate: (n, q, a) => client.activate(n, q, a) };
 }
 
-const invalid = (e: unknown) => (e instanceof InvalidParams ? new McpError(ErrorCode.InvalidParams, e.message) : e);
+/**
+ * A request the client got wrong is InvalidParams. A session gone meanwhile (deleted through
+ * another isolate, or expired: this isolate answered from its cache) is the protocol's -32001, so
+ * the client initializes again.
+ */
+const invalid = (e: unknown) =>
+  e instanceof InvalidParams
+    ? new McpError(ErrorCode.InvalidParams, e.message)
+    : e instanceof ToolsearchError && e.code === "not_found"
+      ? new McpError(-32001, `Session not found: ${e.message} (initialize again)`)
+      : e;
 
 export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatalog): Server {
   const server = new Server(
