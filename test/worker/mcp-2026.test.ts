@@ -98,11 +98,16 @@ describe("MCP 2026-07-28: the v2 client", () => {
     }
   });
 
-  it("URL options shape the view: ?deferral=off lists the tools themselves", async () => {
+  it("URL options shape the view: ?deferral=off lists the tools themselves; ?activation=inject stays stable", async () => {
     const { client } = await modern("v2-off", "pin", AUTH_A, "deferral=off");
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toHaveLength(23);
     expect(names).not.toContain("toolSearch");
+    // a 2026 tools/list must not grow with calls: the dynamic form does not apply
+    const inject = await modern("v2-inject", "pin", AUTH_A, "activation=inject");
+    expect(inject.client.getServerCapabilities()?.tools?.listChanged).toBe(false);
+    await inject.client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
+    expect((await inject.client.listTools()).tools.map((t) => t.name)).toEqual(["toolSearch", "callTool"]);
   });
 
   it("the v1 client on 2025-11-25 keeps initialize and its session; its rows name its client", async () => {
