@@ -71,8 +71,11 @@ describe("MCP 2026-07-28: the v2 client", () => {
     const first = JSON.stringify(await a.client.listTools());
     await b.client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__get-sum" } });
     await b.client.callTool({ name: "callTool", arguments: { name: "mcp__everything__get-sum", arguments: { a: 1, b: 2 } } });
-    expect(JSON.stringify(await a.client.listTools())).toBe(first);
+    // the client keeps tools/list for ttlMs, so fresh clients ask again
+    const c = await modern("v2-c");
     expect(JSON.stringify(await b.client.listTools())).toBe(first);
+    expect(JSON.stringify(await c.client.listTools())).toBe(first);
+    for (const { seen } of [a, b, c]) expect(seen.filter((s) => s.method === "tools/list")).toHaveLength(1);
     // b loaded get-sum in the tenant's stable session; a's search still gets it as loaded, with its schema
     const again = textOf(await a.client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__get-sum" } }));
     expect(again).toContain("Loaded 1 tool");
