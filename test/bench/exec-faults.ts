@@ -127,7 +127,7 @@ export async function runFaults(): Promise<string> {
         "lost",
         "doubled",
         "`unknown`",
-        "sessions ok on first call after",
+        "sessions ok on their first call after",
         "recovery s",
         "all in D1, s after the last call",
       ],
@@ -169,10 +169,13 @@ async function count(
   const doubled = [...upstream.values()].filter((c) => c > 1).length + (delivered.length - inD1.size);
   // recovery: each session's first call sent after the fault ended, and its first success after it
   let firstOk = 0;
+  let callingAfter = 0;
   let recovered = 0;
   for (let k = 0; k < ids.length; k++) {
     const after = attempts.filter((a) => a.session === k && a.at >= t.faultEnd).sort((a, b) => a.at - b.at);
-    if (after[0]?.ok) firstOk++;
+    if (!after.length) continue; // its calls were all made before the fault ended
+    callingAfter++;
+    if (after[0]!.ok) firstOk++;
     const ok = after.find((a) => a.ok);
     recovered = Math.max(recovered, ok ? ok.at - t.faultEnd : Infinity);
   }
@@ -194,8 +197,8 @@ async function count(
     ranNoRow + notDelivered,
     doubled,
     outcomes.get("unknown") ?? 0,
-    `${firstOk}/${ids.length}`,
-    Number.isFinite(recovered) ? fmt(Math.max(0, recovered) / 1000) : "never",
+    callingAfter ? `${firstOk}/${callingAfter}` : "no call after it",
+    !callingAfter ? "" : Number.isFinite(recovered) ? fmt(Math.max(0, recovered) / 1000) : "never",
     delivered.length >= written.length ? fmt(allInD1) : `not after ${fmt(allInD1)}`,
   ].join("\t");
 }
