@@ -161,7 +161,7 @@ async function latency(): Promise<string> {
       row("project `/mcp` `tools/call` of the tool by name (SDK Client)", "mcp"),
       row("project `GET /healthz` (no upstream call, no key, catalog cached)", "healthz"),
       "",
-      `Targets (issue 22): REST at most 1.15x the baseline, \`/mcp\` at most 1.2x. Measured (p50 over p50; paired): REST **${ratio("rest")}**; ${paired("rest")}, \`/mcp\` **${ratio("mcp")}**; ${paired("mcp")}.`,
+      `Targets (issue 22): REST at most 1.15x the baseline, \`/mcp\` at most 1.2x. Measured: REST **${ratio("rest")}** (paired ${paired("rest")}), \`/mcp\` **${ratio("mcp")}** (paired ${paired("mcp")}).`,
       "",
       "#### Sub-costs",
       "",
