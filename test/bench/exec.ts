@@ -1,7 +1,8 @@
 // `npm run bench:exec [-- --rounds N] [--write]`: what an edge call costs, in `wrangler dev`, against
 // real MCP servers on 127.0.0.1. One interleaved run: every round calls server-everything's echo
 // from Node directly (SDK Client), through the baseline Worker (test/bench/baseline/: a Durable
-// Object with one SDK client, one SQLite row per call), through the project's REST call route and
+// Object with one SDK client, one SQLite row per call; again with that row written ahead of the
+// call, as the project's audit is), through the project's REST call route and
 // through its /mcp tools/call, and pings the baseline with and without the assets router in front.
 // Then the sub-costs inside workerd (SDK server per request, SHA-256 of the key) and calls per
 // second. `-- faults` runs the fault scenarios under load instead (exec-faults.ts). `--write`
@@ -81,6 +82,11 @@ async function latency(): Promise<string> {
         fetch(`${baseline.url}/call`, { method: "POST", body: JSON.stringify({ name: "echo", arguments: { message: `b${i}` } }) }).then(
           (r) => r.json(),
         ),
+      ahead: (i) =>
+        fetch(`${baseline.url}/call?ahead=1`, {
+          method: "POST",
+          body: JSON.stringify({ name: "echo", arguments: { message: `a${i}` } }),
+        }).then((r) => r.json()),
       rest: async (i) => {
         const r = await api.call(s, "mcp__everything__echo", { message: `r${i}` });
         if (r.status !== 200) throw new Error(`REST call: ${r.status} ${JSON.stringify(r.body)}`);
@@ -143,7 +149,8 @@ async function latency(): Promise<string> {
         50,
       ).toFixed(2)}x`;
     const row = (what: string, n: string) => {
-      const vsBase = n === "rest" || n === "mcp" ? `${ratio(n)} (+${fmt(p50(n) - p50("baseline"))} ms) | ${paired(n)}` : " | ";
+      const vsBase =
+        n === "rest" || n === "mcp" || n === "ahead" ? `${ratio(n)} (+${fmt(p50(n) - p50("baseline"))} ms) | ${paired(n)}` : " | ";
       return `| ${what} | ${fmt(p50(n))} | ${fmt(pct(ms[n]!, 99))} | ${vsBase} |`;
     };
     return [
@@ -157,6 +164,7 @@ async function latency(): Promise<string> {
       "|---|---|---|---|---|",
       row("Node -> server-everything directly (SDK Client, one session)", "direct"),
       row("baseline: Worker -> Durable Object (one SDK client, one SQLite row per call) -> server-everything", "baseline"),
+      row("baseline with its row written ahead of the call and completed after it (as the project's audit)", "ahead"),
       row("project REST: `POST /v1/sessions/:id/tools/:name/call`", "rest"),
       row("project `/mcp` `tools/call` of the tool by name (SDK Client)", "mcp"),
       row("project `GET /healthz` (no upstream call, no key, catalog cached)", "healthz"),

@@ -3,6 +3,8 @@
 // MCP SDK client to the upstream server (connected once, kept) and writes one SQLite row per call.
 // No API key, no catalog, no access rules, no audit outbox: only the hops every edge call needs.
 //   POST /call {name, arguments}   the tool's CallToolResult
+//   POST /call?ahead=1             the same, its row written before the call and completed after
+//                                  (the project's write-ahead audit, session/calls-in-flight.ts)
 //   GET  /ping                     no work (the assets router's cost: this route on both configs)
 //   GET  /micro?op=digest|server&n=N   N SHA-256 digests of a key, or N SDK servers built and
 //                                  connected to a stateless transport as /mcp does per request;
@@ -28,7 +30,7 @@ export class Baseline extends DurableObject<BaselineEnv> {
   constructor(ctx: DurableObjectState, env: BaselineEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(
-      "CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, tool TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS calls (id INTEGER PRIMARY KEY, tool TEXT NOT NULL, at INTEGER NOT NULL, ok INTEGER NOT NULL, started INTEGER)",
     );
   }
 
@@ -43,6 +45,16 @@ export class Baseline extends DurableObject<BaselineEnv> {
     const client = await (this.client ??= this.open());
     const result = await client.callTool({ name, arguments: args });
     this.ctx.storage.sql.exec("INSERT INTO calls (tool, at, ok) VALUES (?, ?, ?)", name, Date.now(), result.isError ? 0 : 1);
+    return result;
+  }
+
+  async callAhead(name: string, args: Record<string, unknown>): Promise<unknown> {
+    const client = await (this.client ??= this.open());
+    const id = this.ctx.storage.sql
+      .exec<{ id: number }>("INSERT INTO calls (tool, at, ok, started) VALUES (?, ?, 0, 1) RETURNING id", name, Date.now())
+      .one().id;
+    const result = await client.callTool({ name, arguments: args });
+    this.ctx.storage.sql.exec("UPDATE calls SET ok = ?, started = 0 WHERE id = ?", result.isError ? 0 : 1, id);
     return result;
   }
 }
@@ -66,7 +78,9 @@ export default {
     if (url.pathname === "/ping") return new Response("ok");
     if (url.pathname === "/call" && request.method === "POST") {
       const body = (await request.json()) as { name: string; arguments?: Record<string, unknown> };
-      return Response.json(await env.BASELINE.getByName("one").call(body.name, body.arguments ?? {}));
+      const stub = env.BASELINE.getByName(url.searchParams.has("ahead") ? "ahead" : "one");
+      const args = body.arguments ?? {};
+      return Response.json(await (url.searchParams.has("ahead") ? stub.callAhead(body.name, args) : stub.call(body.name, args)));
     }
     if (url.pathname === "/micro") {
       const n = Number(url.searchParams.get("n") ?? 0);
