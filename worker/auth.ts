@@ -2,7 +2,8 @@
 // API_KEYS maps keys to tenants as JSON `{ "<key>": "<tenant>" }`. Keys are compared as SHA-256
 // digests with crypto.subtle.timingSafeEqual, every configured key each time, so neither the
 // answer's timing nor its body tells a caller how close a guess was. A missing or wrong key is a
-// 401 and says nothing else.
+// 401 and says nothing else. The digest of a key that matched is kept for the isolate's life, so
+// a client's next requests skip hashing it (RESULTS.md section 8 measures what that costs).
 
 import { ToolsearchError } from "./core/errors.ts";
 
@@ -14,6 +15,12 @@ interface Keys {
 }
 
 let cached: Keys | undefined;
+
+// Digests of keys that matched (a digest depends only on the key, so a change of API_KEYS cannot
+// make one wrong: the comparison below still decides). Only a matching key is added, so guesses
+// cannot grow it; a Map lookup compares whole strings after their hash, never a common prefix.
+const matched = new Map<string, ArrayBuffer>();
+const MATCHED_MAX = 64;
 
 async function digest(text: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
@@ -50,9 +57,14 @@ export async function authenticate(request: Request, apiKeys: string | undefined
   const { digests } = await keys(apiKeys);
   const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
   if (!m) throw new ToolsearchError("unauthorized", DENIED);
-  const given = await digest(m[1]!);
+  const key = m[1]!;
+  const given = matched.get(key) ?? (await digest(key));
   let tenant: string | undefined;
   for (const k of digests) if (crypto.subtle.timingSafeEqual(given, k.digest)) tenant = k.tenant;
   if (!tenant) throw new ToolsearchError("unauthorized", DENIED);
+  if (!matched.has(key)) {
+    if (matched.size >= MATCHED_MAX) matched.clear(); // keys replaced many times in one isolate's life
+    matched.set(key, given);
+  }
   return tenant;
 }
