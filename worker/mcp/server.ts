@@ -38,6 +38,7 @@ import { isLoaded } from "../core/frozen.ts";
 import { SessionClient } from "../session/client.ts";
 import type { CallContext } from "../session/execution.ts";
 import type { CreateRequest } from "../session/create.ts";
+import { mcpCallKey } from "./cancel.ts";
 
 export type McpSession = SessionState & { mcp: NonNullable<SessionState["mcp"]> };
 
@@ -124,7 +125,7 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
     const listChanged = () => (inject ? extra.sendNotification({ method: "notifications/tools/list_changed" }) : undefined);
     // the client asked for progress: the upstream server's goes out on this call's response stream
     const token = req.params._meta?.progressToken;
-    const context: CallContext = { via: "mcp" };
+    const context: CallContext = { via: "mcp", key: mcpCallKey(extra.requestId) };
     if (token !== undefined)
       context.onProgress = (p) => void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken: token } });
     if (name === TOOL_SEARCH_NAME && view.mode === "deferred") {

@@ -9,13 +9,14 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { json, route, type RouteContext } from "../http.ts";
 import { BATCH_VERSIONS, checkOrigin, checkProtocol, mcpSession, readMessages, RpcError, rpcErrorResponse } from "../mcp/protocol.ts";
+import { MCP_KEEPALIVE_MS, mcpCancels } from "../mcp/cancel.ts";
 import { mcpServer, mcpSessionRequest, type McpSession } from "../mcp/server.ts";
 import { SessionClient } from "../session/client.ts";
 import { createSession, sessionCatalog } from "../session/create.ts";
 
 async function serve(session: McpSession, c: RouteContext, body: unknown): Promise<Response> {
   const cat = await sessionCatalog(c, session);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: MCP_KEEPALIVE_MS });
   const server = mcpServer(c, session, cat);
   await server.connect(transport);
   const res = await transport.handleRequest(c.request, { parsedBody: body });
@@ -52,6 +53,7 @@ async function post(c: RouteContext): Promise<Response> {
   if (Array.isArray(body) && !BATCH_VERSIONS.has(session.mcp.protocolVersion)) {
     throw new RpcError(-32600, `Invalid Request: JSON-RPC batches are not allowed in protocol ${session.mcp.protocolVersion}`);
   }
+  await mcpCancels(c, session.id, messages); // notifications/cancelled, and a connection closed mid-call (mcp/cancel.ts)
   return serve(session, c, body);
 }
 

@@ -158,10 +158,10 @@ export class SessionDO extends DurableObject<Env> {
         activations: this.store.activationNames(),
         activate: (names, query, audit) => this.activate(names, query, audit),
         writeAudit: (events) => void this.store.writeAudit(init, events),
-        begin: (event) => {
+        begin: (event, key) => {
           // should this instance die mid-call, an alarm wakes the object to settle the row (unknown) and deliver it
           void this.wake.wakeBy(Date.now() + SETTLE_AFTER_MS);
-          return this.calls.begin((e) => this.store.writeAudit(init, [{ ...event, ...e }])[0]!);
+          return this.calls.begin((e) => this.store.writeAudit(init, [{ ...event, ...e }])[0]!, key);
         },
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
@@ -173,6 +173,15 @@ export class SessionDO extends DurableObject<Env> {
     );
     void this.schedule(); // the alarm delivers the rows, batched
     return outcome;
+  }
+
+  /**
+   * Cancel the calls running under `key` (CallContext.key), and those that begin with it for a
+   * minute: their servers are sent notifications/cancelled, their rows end `cancelled`. The number
+   * cancelled now; it touches no storage, so it needs no session.
+   */
+  cancel(key: string, reason: string): number {
+    return this.calls.cancel(key, reason);
   }
 
   /** This session's audit events, newest first (its own rows: complete even while D1 is down). */
