@@ -18,6 +18,8 @@ import { tempDir } from "./helpers.ts";
 
 const KEY = "cancel-test-key-0123456789";
 const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+/** how often open streams carry a comment (KEEPALIVE_MS in worker/chat/stream.ts, MCP_KEEPALIVE_MS in worker/mcp/cancel.ts) */
+const KEEPALIVE_MS = 5_000;
 /** long enough that only a cancellation ends it within the test */
 const SLOW = { ms: 60_000 };
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -55,14 +57,18 @@ async function running(before: number): Promise<string> {
 const slowCalls = async () => ((await stats()).calls as Json[]).filter((c) => c.tool === "slow").length;
 
 /**
- * After the client went away: the fixture got notifications/cancelled for the call it ran in
- * `upstream`, and the session's row for that call ends `cancelled` with `reason` in its detail.
+ * After the client went away (at `gone`): the fixture got notifications/cancelled for the call it
+ * ran in `upstream`, within two keep-alive intervals, and the session's row for that call ends
+ * `cancelled` with `reason` in its detail. Prints how long the server waited for the news.
  */
-async function expectCancelled(id: string, upstream: string, reason: RegExp): Promise<void> {
+async function expectCancelled(what: string, id: string, upstream: string, gone: number, reason: RegExp): Promise<void> {
   const cancelled = await until(async () => {
     const seen = ((await stats()).cancelled as Json[]).filter((c) => c.session === upstream);
     return seen.length ? seen : undefined;
   });
+  const ms = Date.now() - gone;
+  console.log(`${what}: the server was sent notifications/cancelled ${ms} ms after the client went away (polled every 50 ms)`);
+  expect(ms).toBeLessThan(2 * KEEPALIVE_MS + 2000);
   expect(cancelled).toEqual([{ tool: "slow", session: upstream, reason: expect.any(String) }]);
   const row = await until(async () => {
     const events = (await api("GET", `/v1/sessions/${id}/audit?type=call&tool=mcp__fixture__slow`)).body.events as Json[];
@@ -128,8 +134,9 @@ describe("a client that goes away cancels the call it started", () => {
     const body = { model: "gpt-4o", stream: true, messages: [{ role: "user", content: SLOW_TASK }] };
     expect(await openStream("/v1/chat/completions", id, body, ac)).toContain('"role":"assistant"');
     const upstream = await running(before);
+    const gone = Date.now();
     ac.abort();
-    await expectCancelled(id, upstream, /cancelled: the client went away/);
+    await expectCancelled("chat stream", id, upstream, gone, /cancelled: the client went away/);
   });
 
   it("/v1/responses: the client closes the stream while the tool runs at the edge", async () => {
@@ -138,8 +145,9 @@ describe("a client that goes away cancels the call it started", () => {
     const ac = new AbortController();
     expect(await openStream("/v1/responses", id, { model: "gpt-4o", stream: true, input: SLOW_TASK }, ac)).toContain("response.created");
     const upstream = await running(before);
+    const gone = Date.now();
     ac.abort();
-    await expectCancelled(id, upstream, /cancelled: the client went away/);
+    await expectCancelled("responses stream", id, upstream, gone, /cancelled: the client went away/);
   });
 
   it("/mcp: the client closes the connection of its tools/call", async () => {
@@ -164,8 +172,9 @@ describe("a client that goes away cancels the call it started", () => {
     });
     expect([res.status, res.headers.get("content-type")]).toEqual([200, "text/event-stream"]);
     const upstream = await running(before);
+    const gone = Date.now();
     ac.abort();
-    await expectCancelled(transport.sessionId!, upstream, /cancelled: the client went away/);
+    await expectCancelled("/mcp connection closed", transport.sessionId!, upstream, gone, /cancelled: the client went away/);
     await client.close();
   });
 
@@ -180,11 +189,14 @@ describe("a client that goes away cancels the call it started", () => {
       })
       .catch((e: unknown) => e);
     const upstream = await running(before);
+    const gone = Date.now();
     ac.abort("the user pressed stop");
     expect(String(await call)).toMatch(/the user pressed stop/);
     await expectCancelled(
+      "/mcp notifications/cancelled",
       transport.sessionId!,
       upstream,
+      gone,
       /cancelled: the client cancelled the request \(notifications\/cancelled: the user pressed stop\)/,
     );
     await client.close();
