@@ -5,8 +5,9 @@
 // ctx.storage.sql in transactions, so concurrent calls cannot lose or duplicate an activation.
 // Calls are written ahead (calls-in-flight.ts). The schema is created with the session, never by
 // a read (schema.ts). One alarm serves the idle-session TTL and the outbox retry (the earlier of
-// the two). Deletion cancels calls in flight, closes the upstream sessions and removes everything
-// but undelivered audit rows, which stay until D1 has them; then the storage is dropped.
+// the two). cancel(key) aborts the calls a caller named (its client went away; session/cancel.ts).
+// Deletion cancels every call in flight, closes the upstream sessions and removes everything but
+// undelivered audit rows, which stay until D1 has them; then the storage is dropped.
 
 import { DurableObject } from "cloudflare:workers";
 import type { AuditQuery } from "../core/audit.ts";
