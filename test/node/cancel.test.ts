@@ -114,8 +114,8 @@ async function openStream(path: string, id: string, body: unknown, ac: AbortCont
   const first = await res.body!.getReader().read();
   return new TextDecoder().decode(first.value);
 }
-/** The scripted model: says something first (the stream opens), then loads and calls the slow tool with SLOW. */
-const SLOW_TASK = `call the slow fixture tool [preamble] [args ${JSON.stringify(SLOW)}]`;
+/** The scripted model loads the slow tool and calls it with SLOW; with [preamble] it says something first. */
+const SLOW_TASK = `call the slow fixture tool [args ${JSON.stringify(SLOW)}]`;
 
 async function mcpClient(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp`), {
@@ -127,7 +127,7 @@ async function mcpClient(): Promise<{ client: Client; transport: StreamableHTTPC
 }
 
 describe("a client that goes away cancels the call it started", () => {
-  it("/v1/chat/completions: the client closes the stream while the tool runs at the edge", async () => {
+  it("/v1/chat/completions: the client closes the stream while the tool runs at the edge (the stream opened for the call)", async () => {
     const id = await edgeSession();
     const before = await slowCalls();
     const ac = new AbortController();
@@ -139,11 +139,12 @@ describe("a client that goes away cancels the call it started", () => {
     await expectCancelled("chat stream", id, upstream, gone, /cancelled: the client went away/);
   });
 
-  it("/v1/responses: the client closes the stream while the tool runs at the edge", async () => {
+  it("/v1/responses: the client closes the stream while the tool runs at the edge (the stream opened with text)", async () => {
     const id = await edgeSession();
     const before = await slowCalls();
     const ac = new AbortController();
-    expect(await openStream("/v1/responses", id, { model: "gpt-4o", stream: true, input: SLOW_TASK }, ac)).toContain("response.created");
+    const body = { model: "gpt-4o", stream: true, input: `${SLOW_TASK} [preamble]` };
+    expect(await openStream("/v1/responses", id, body, ac)).toContain("response.created");
     const upstream = await running(before);
     const gone = Date.now();
     ac.abort();

@@ -1,12 +1,13 @@
 // Server-sent events for a chat turn, whatever the event format (chat completion chunks, Responses
 // events): the writer says what to send when the stream opens, for each text delta, at the end and
-// on failure; this file owns the plumbing. Headers go out with the first text delta or when the
-// loop ends, so a failure before any byte is still a plain error with its status (thrown to the one
-// handler); after that the status is sent and the writer reports the failure in the stream. A
-// cancelled body (the client went away) aborts the turn: its model call, and its edge call through
-// the turn's cancel (turn.ts). workerd notices a client gone only when it writes to the socket, so
-// an open stream carries an SSE comment every few seconds while a round runs quietly (a tool at
-// the edge, a slow model): clients ignore comments, and the gone client is found within one.
+// on failure; this file owns the plumbing. Headers go out with the first text delta, before the
+// first call the Worker runs (edge execution), or when the loop ends, so a failure before any byte
+// is still a plain error with its status (thrown to the one handler); after that the status is
+// sent and the writer reports the failure in the stream. A cancelled body (the client went away)
+// aborts the turn: its model call, and its edge call through the turn's cancel (turn.ts). workerd
+// notices a client gone only when it writes to the socket, so an open stream carries an SSE comment
+// every KEEPALIVE_MS while a round runs quietly (a tool at the edge, a slow model): clients ignore
+// comments, and the second write after the client left fails (docs/faults.md).
 
 import type { AgentResult } from "../core/agent.ts";
 import { ToolsearchError } from "../core/errors.ts";
@@ -62,7 +63,7 @@ export async function streamTurn(turn: ChatTurn, make: (write: (s: string) => vo
     .run((t) => {
       begin();
       writer.text(t);
-    })
+    }, begin)
     .then(async (result) => {
       begin();
       await writer.done(result);

@@ -34,8 +34,11 @@ export interface Progress {
 }
 
 export interface ChatTurn {
-  /** run the agent loop; `onText` sees text as the upstream says it (hidden rounds included) */
-  run(onText?: (t: string) => void): Promise<AgentResult>;
+  /**
+   * run the agent loop; `onText` sees text as the upstream says it (hidden rounds included), and
+   * `onEdgeCall` each call the Worker is about to run
+   */
+  run(onText?: (t: string) => void, onEdgeCall?: () => void): Promise<AgentResult>;
   progress: Progress;
   /** aborted when the client goes away (request signal, cancelled stream) */
   abort: AbortController;
@@ -93,7 +96,7 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
   const key = callKey("chat");
   const unwatch = cancelOnAbort(c, session, key, abort.signal);
   const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
-  const run = (onText?: (t: string) => void): Promise<AgentResult> =>
+  const run = (onText?: (t: string) => void, onEdgeCall?: () => void): Promise<AgentResult> =>
     runAgent(
       {
         catalog,
@@ -120,6 +123,7 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
         },
         activate,
         execute: async (name, args) => {
+          onEdgeCall?.();
           const outcome = await session.run(name, args, { via: "chat", key });
           return outcome.ok ? resultText(outcome.result) : `Error: ${outcome.message}`;
         },
