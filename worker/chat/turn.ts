@@ -6,6 +6,8 @@
 // previous one byte for byte. With edge execution, catalog tools of servers in SERVERS run here
 // (the one execution path) as hidden rounds. A client's `defer_loading` flags are read by the plan
 // (core/client-tools.ts) and never reach the upstream; neither does a hosted `tool_search` tool.
+// A client that goes away (request signal, cancelled stream) aborts the model call and cancels the
+// edge call running (session/cancel.ts).
 // What a surface does with the result (JSON, SSE chunks, Responses events) is its own business.
 
 import { runAgent, type AgentResult } from "../core/agent.ts";
@@ -19,6 +21,7 @@ import { isLoaded } from "../core/frozen.ts";
 import { requireServers, settings } from "../settings.ts";
 import type { RouteContext } from "../http.ts";
 import type { ChatBody, ChatHeaders } from "../wire/chat.ts";
+import { callKey, cancelOnAbort } from "../session/cancel.ts";
 import type { SessionClient } from "../session/client.ts";
 import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER, type TurnBody } from "./conversation.ts";
 import { callUpstream, upstreamClient, type RoundMeta } from "./model-client.ts";
@@ -31,8 +34,11 @@ export interface Progress {
 }
 
 export interface ChatTurn {
-  /** run the agent loop; `onText` sees text as the upstream says it (hidden rounds included) */
-  run(onText?: (t: string) => void): Promise<AgentResult>;
+  /**
+   * run the agent loop; `onText` sees text as the upstream says it (hidden rounds included), and
+   * `onEdgeCall` each call the Worker is about to run
+   */
+  run(onText?: (t: string) => void, onEdgeCall?: () => void): Promise<AgentResult>;
   progress: Progress;
   /** aborted when the client goes away (request signal, cancelled stream) */
   abort: AbortController;
@@ -86,8 +92,11 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
   const client = upstreamClient(cfg);
   const abort = new AbortController();
   c.request.signal?.addEventListener("abort", () => abort.abort());
+  // the turn's edge calls share a key: a client gone mid-turn cancels the call running and any after it
+  const key = callKey("chat");
+  const unwatch = cancelOnAbort(c, session, key, abort.signal);
   const progress: Progress = { meta: { id: "", created: 0, model: body.model }, hops: 0 };
-  const run = (onText?: (t: string) => void): Promise<AgentResult> =>
+  const run = (onText?: (t: string) => void, onEdgeCall?: () => void): Promise<AgentResult> =>
     runAgent(
       {
         catalog,
@@ -114,11 +123,13 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
         },
         activate,
         execute: async (name, args) => {
-          const outcome = await session.run(name, args, { via: "chat" });
+          onEdgeCall?.();
+          const outcome = await session.run(name, args, { via: "chat", key });
           return outcome.ok ? resultText(outcome.result) : `Error: ${outcome.message}`;
         },
       },
     ).then(async (result) => {
+      unwatch();
       if (result.splice) await session.addSplice({ at: clientMessages.length, prefix: chain[clientMessages.length]!, ...result.splice });
       return result;
     });

@@ -20,6 +20,8 @@ import {
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/server/validators/cf-worker";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { RouteContext } from "../http.ts";
+import { callKey, cancelOnAbort } from "../session/cancel.ts";
+import { SessionClient } from "../session/client.ts";
 import type { CallContext } from "../session/execution.ts";
 import { clientName } from "./server.ts";
 import { MODERN_VERSION, stablePort, stableSession } from "./stable.ts";
@@ -59,7 +61,11 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
       const { name, arguments: args = {} } = req.params;
       const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
       const client = clientName(envelope[CLIENT_INFO_META_KEY]);
-      const context: CallContext = { via: "mcp", ...(client ? { client } : {}) };
+      // no notifications/cancelled across requests on this version: a closed response stream aborts
+      // the handler's signal, which cancels this call by its own key (session/cancel.ts)
+      const key = callKey("mcp");
+      const context: CallContext = { via: "mcp", key, ...(client ? { client } : {}) };
+      const stopWatching = cancelOnAbort(c, SessionClient.of(c, init.id), key, ctx.mcpReq.signal);
       // the client asked for progress: the upstream server's goes out on this call's response stream
       const token = ctx.mcpReq._meta?.progressToken;
       if (token !== undefined)
@@ -68,6 +74,8 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
         return (await tools.call(name, args, context, async () => {})) as CallToolResult;
       } catch (e) {
         throw invalid(e);
+      } finally {
+        stopWatching();
       }
     });
     return server;

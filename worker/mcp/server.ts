@@ -19,6 +19,7 @@ import type { CallContext } from "../session/execution.ts";
 import type { CreateRequest } from "../session/create.ts";
 import type { SessionState } from "../session/state.ts";
 import { gatewayTools, InvalidParams, type GatewayPort } from "./tools.ts";
+import { mcpCallKey } from "./cancel.ts";
 
 /** A gateway session as a request sees it: frozen fields, and activations where tools/list shows them (inject). */
 export type McpSession = FrozenState & { mcp: NonNullable<SessionState["mcp"]>; activations: readonly string[] };
@@ -87,7 +88,11 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const { name, arguments: args = {} } = req.params;
-    const context: CallContext = { via: "mcp", ...(session.mcp.client ? { client: session.mcp.client } : {}) };
+    const context: CallContext = {
+      via: "mcp",
+      key: mcpCallKey(extra.requestId),
+      ...(session.mcp.client ? { client: session.mcp.client } : {}),
+    };
     // the client asked for progress: the upstream server's goes out on this call's response stream
     const token = req.params._meta?.progressToken;
     if (token !== undefined)

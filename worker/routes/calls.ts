@@ -4,11 +4,13 @@
 // arguments that fail the schema are a 400 naming the field and nothing reaches the server; a
 // denied tool is a 403, a server without a SERVERS entry a 409 (a malformed SERVERS: a 500 naming
 // it), a server that fails a 502 and one that does not answer in time a 504. The work is the one
-// execution path (session/execution.ts).
+// execution path (session/execution.ts). A client that closes the connection cancels the call
+// (session/cancel.ts).
 
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { json, param, readJson, route, type RouteContext } from "../http.ts";
+import { callKey, cancelOnAbort } from "../session/cancel.ts";
 import { SessionClient } from "../session/client.ts";
 import { sessionCatalog } from "../session/create.ts";
 import { requireServers, settings } from "../settings.ts";
@@ -23,7 +25,14 @@ async function callTool(c: RouteContext): Promise<Response> {
   requireServers(settings(c.env));
   const session = SessionClient.of(c, id);
   await sessionCatalog(c, await session.frozen());
-  return json(await session.callTool(name, body.arguments, { via: "rest" }));
+  // a client that goes away cancels the call: the server is told, the row ends `cancelled`
+  const key = callKey("rest");
+  const unwatch = cancelOnAbort(c, session, key, c.request.signal);
+  try {
+    return json(await session.callTool(name, body.arguments, { via: "rest", key }));
+  } finally {
+    unwatch();
+  }
 }
 
 export const callRoutes = [route("POST", "/v1/sessions/:id/tools/:name/call", callTool)];

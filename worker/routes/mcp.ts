@@ -13,6 +13,7 @@ import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { json, route, type RouteContext } from "../http.ts";
 import { serveModern } from "../mcp/modern.ts";
 import { BATCH_VERSIONS, checkOrigin, checkProtocol, mcpSession, readMessages, RpcError, rpcErrorResponse } from "../mcp/protocol.ts";
+import { MCP_KEEPALIVE_MS, mcpCancels } from "../mcp/cancel.ts";
 import { clientName, mcpServer, mcpSessionRequest, type McpSession } from "../mcp/server.ts";
 import { MODERN_VERSION } from "../mcp/stable.ts";
 import { SessionClient } from "../session/client.ts";
@@ -20,7 +21,7 @@ import { createSession, sessionCatalog } from "../session/create.ts";
 
 async function serve(session: McpSession, c: RouteContext, body: unknown): Promise<Response> {
   const cat = await sessionCatalog(c, session);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: MCP_KEEPALIVE_MS });
   const server = mcpServer(c, session, cat);
   await server.connect(transport);
   const res = await transport.handleRequest(c.request, { parsedBody: body });
@@ -59,6 +60,7 @@ async function post(c: RouteContext): Promise<Response> {
   if (Array.isArray(body) && !BATCH_VERSIONS.has(session.mcp.protocolVersion)) {
     throw new RpcError(-32600, `Invalid Request: JSON-RPC batches are not allowed in protocol ${session.mcp.protocolVersion}`);
   }
+  await mcpCancels(c, session.id, messages); // notifications/cancelled, and a connection closed mid-call (mcp/cancel.ts)
   return serve(session, c, body);
 }
 

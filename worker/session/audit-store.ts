@@ -121,9 +121,10 @@ export class Outbox {
   private readonly sql: SqlStorage;
   private readonly db: D1Database;
   private readonly after: () => Promise<void>;
-  private readonly keepAlive: (p: Promise<void>) => void;
+  /** keeps the object alive while a delivery runs */
+  private readonly keepAlive: Pick<DurableObjectState, "waitUntil">;
 
-  constructor(sql: SqlStorage, db: D1Database, after: () => Promise<void>, keepAlive: (p: Promise<void>) => void) {
+  constructor(sql: SqlStorage, db: D1Database, after: () => Promise<void>, keepAlive: Pick<DurableObjectState, "waitUntil">) {
     this.sql = sql;
     this.db = db;
     this.after = after;
@@ -144,7 +145,7 @@ export class Outbox {
         }
       };
       this.running = run();
-      this.keepAlive(this.running);
+      this.keepAlive.waitUntil(this.running);
     }
     return this.running;
   }

@@ -122,6 +122,11 @@ export class SessionClient {
     return resultOf(await this.run(name, args, context));
   }
 
+  /** Cancel the session's calls made with CallContext.key `key` (the caller went away); the number cancelled now. */
+  async cancel(key: string, reason: string): Promise<number> {
+    return (await this.stub()).cancel(key, reason);
+  }
+
   async addSplice(splice: Splice): Promise<void> {
     if (!(await (await this.stub()).addSplice(splice))) throw this.gone();
   }

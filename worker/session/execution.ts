@@ -33,6 +33,8 @@ export interface CallContext {
   via: "rest" | "chat" | "mcp";
   client?: string;
   onProgress?: (p: Progress) => void;
+  /** names the call for SessionClient.cancel (an AbortSignal does not cross the object's RPC) */
+  key?: string;
 }
 
 /**
@@ -61,9 +63,9 @@ export interface ExecutionPort {
   writeAudit(events: readonly AuditInput[]): void;
   /**
    * Write-ahead: a call's row with outcome `started` (inside `transaction`). `signal` aborts when
-   * the call must stop (the session is deleted); `end` completes the row with the outcome.
+   * the call must stop (cancelled by `key`, or the session is deleted); `end` completes the row.
    */
-  begin(event: Omit<AuditInput, "outcome">): { signal: AbortSignal; end(update: CallEnd): void };
+  begin(event: Omit<AuditInput, "outcome">, key?: string): { signal: AbortSignal; end(update: CallEnd): void };
   transaction<T>(fn: () => T): T;
   servers: ServerSessions;
 }
@@ -152,7 +154,10 @@ async function runCall(
   if (!port.servers.get(tool.server) && opening.has(key)) await opening.get(key)!.catch(() => {});
   // write-ahead: the call's row (`started`) in the transaction that reads the session it goes to;
   // nothing is sent before it commits, so no call can run upstream without a row
-  const { before, call } = port.transaction(() => ({ before: port.servers.get(tool.server), call: port.begin({ ...base, type: "call" }) }));
+  const { before, call } = port.transaction(() => ({
+    before: port.servers.get(tool.server),
+    call: port.begin({ ...base, type: "call" }, context.key),
+  }));
   const startedAt = Date.now();
   try {
     const pending = callRemote(server, resolved.headers, before, {
@@ -195,7 +200,7 @@ async function runCall(
     const message = redact(failure.message, secrets);
     const outcome: AuditOutcome = failure.kind;
     port.transaction(() => call.end({ outcome, durationMs: Date.now() - startedAt, detail: message }));
-    // cancelled: only a deletion of the session cancels a call today, so its answer is the 404
+    // cancelled: by a deletion of the session (its answer is the 404), or by the client, which no longer waits for one
     const what =
       failure.kind === "timeout"
         ? `server ${tool.server} did not answer ${name} within ${server.timeoutMs} ms; the request was cancelled on the server`

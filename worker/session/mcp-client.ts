@@ -133,7 +133,7 @@ function expired(e: unknown): boolean {
 export interface ToolCallRequest {
   tool: string;
   args: Record<string, unknown>;
-  /** aborts the call (timeout, session deleted); the server is sent notifications/cancelled */
+  /** aborts the call (cancelled by its caller, session deleted); the server is sent notifications/cancelled */
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
 }

@@ -1,0 +1,183 @@
+// The session's own tables in its Durable Object's SQLite (schema.ts): the frozen fields and use
+// times, the activations in order, the toolSearch event log, the chat endpoint's splices, and the
+// audit rows written with them (audit-store.ts). Synchronous reads and writes only: the object
+// (session-do.ts) owns transactions, alarms, RPC and calls in flight, and wraps each write here in
+// the transaction it belongs to. Every reader answers undefined/null when there is no session, and
+// touches no table while the schema does not exist (an object only probed must not get storage).
+
+import { auditRow, eventId, type AuditInput } from "../core/audit.ts";
+import type { ClientPlan } from "../core/client-tools.ts";
+import type { Splice } from "../core/splice.ts";
+import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
+import { insertAudit } from "./audit-store.ts";
+import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
+
+const MAX_SPLICES = 500;
+
+type SessionRow = { data: string; created_at: number; last_used_at: number; ttl_ms: number };
+
+export class SessionStore {
+  private seq = 0;
+  private readonly sql: SqlStorage;
+  /** whether the tables exist (the object keeps the flag: creation and deleteAll change it) */
+  private readonly exists: () => boolean;
+  /** the tenant of sessions stored before SessionInit had one (from the object's name) */
+  private readonly nameTenant: string;
+
+  constructor(sql: SqlStorage, exists: () => boolean, nameTenant: string) {
+    this.sql = sql;
+    this.exists = exists;
+    this.nameTenant = nameTenant;
+  }
+
+  row(): SessionRow | undefined {
+    if (!this.exists()) return undefined;
+    return this.sql.exec<SessionRow>("SELECT data, created_at, last_used_at, ttl_ms FROM session").toArray()[0];
+  }
+
+  init(): SessionInit | null {
+    const r = this.row();
+    return r ? (JSON.parse(r.data) as SessionInit) : null;
+  }
+
+  activationNames(): string[] {
+    return this.sql
+      .exec<{ name: string }>("SELECT name FROM activations ORDER BY seq")
+      .toArray()
+      .map((r) => r.name);
+  }
+
+  insert(init: SessionInit, now: number): void {
+    this.sql.exec(
+      "INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)",
+      init.id,
+      JSON.stringify(init),
+      now,
+      now,
+      init.ttlMs,
+    );
+  }
+
+  /** Mark the session used now (a call is use). */
+  touch(now = Date.now()): void {
+    this.sql.exec("UPDATE session SET last_used_at = ?", now);
+  }
+
+  /** The session, marked used now; null if there is none. */
+  use(): SessionState | null {
+    const r = this.row();
+    if (!r) return null;
+    const now = Date.now();
+    this.sql.exec("UPDATE session SET last_used_at = ?", now);
+    const init = JSON.parse(r.data) as SessionInit;
+    // sessions stored before activation modes existed are inject sessions
+    return {
+      ...init,
+      activation: init.activation ?? "inject",
+      activations: this.activationNames(),
+      createdAt: r.created_at,
+      lastUsedAt: now,
+    };
+  }
+
+  /** The stored splices whose prefix is one of `prefixes`, oldest first. */
+  splices(prefixes: string[]): Splice[] {
+    return this.sql
+      .exec<{ data: string }>(
+        "SELECT data FROM splices WHERE prefix IN (SELECT value FROM json_each(?)) ORDER BY at",
+        JSON.stringify(prefixes),
+      )
+      .toArray()
+      .map((r) => JSON.parse(r.data) as Splice);
+  }
+
+  /** Store a splice (the newest per prefix wins); call inside a transaction. */
+  addSplice(splice: Splice): void {
+    const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM splices").one().n ?? 0) + 1;
+    this.sql.exec(
+      "INSERT OR REPLACE INTO splices (prefix, at, data, seq) VALUES (?, ?, ?, ?)",
+      splice.prefix,
+      splice.at,
+      JSON.stringify(splice),
+      seq,
+    );
+    // bounded: abandoned branches of edited histories must not grow a session without end
+    this.sql.exec("DELETE FROM splices WHERE seq <= ?", seq - MAX_SPLICES);
+  }
+
+  setClientTools(init: SessionInit, plan: ClientPlan): void {
+    this.sql.exec("UPDATE session SET data = ?", JSON.stringify({ ...init, clientTools: plan }));
+  }
+
+  /** Audit rows for `events` (call inside the transaction that writes the state they describe). */
+  writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): string[] {
+    const tenant = init.tenant ?? this.nameTenant;
+    const rows = events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id));
+    insertAudit(this.sql, rows);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Activate `names` not yet loaded (core tools count as loaded), in order, log the query, and
+   * write the audit rows (search, activations, denials); call inside a transaction. Null: no session.
+   */
+  activate(
+    names: string[],
+    query: string,
+    audit: ActivationAudit,
+    digest: { argsDigest: string; argsBytes: number; canonical: string },
+  ): ActivationResult | null {
+    const init = this.init();
+    if (!init) return null;
+    const core = new Set(init.coreTools);
+    const now = Date.now();
+    const loaded: string[] = [];
+    const alreadyLoaded: string[] = [];
+    for (const name of names) {
+      if (core.has(name) || this.sql.exec("SELECT 1 FROM activations WHERE name = ?", name).toArray().length) {
+        alreadyLoaded.push(name);
+        continue;
+      }
+      this.sql.exec("INSERT INTO activations (name, at) VALUES (?, ?)", name, now);
+      loaded.push(name);
+    }
+    this.sql.exec("INSERT INTO events (at, query, loaded) VALUES (?, ?, ?)", now, query, JSON.stringify(loaded));
+    this.sql.exec("UPDATE session SET last_used_at = ?", now);
+    const via = audit.via ?? "rest";
+    const client = audit.client ?? null;
+    const events: AuditInput[] = [];
+    if (!audit.load) {
+      const detail = `${audit.matched ?? names.length} matched; loaded ${loaded.length}, already loaded ${alreadyLoaded.length}`;
+      const stored = init.storeArguments === true ? digest.canonical : null;
+      events.push({ type: "search", tool: null, outcome: "ok", via, client, ...digest, detail, arguments: stored });
+    }
+    for (const name of loaded) events.push({ type: "activation", tool: name, outcome: "ok", via, client });
+    for (const d of audit.denied ?? []) events.push({ type: "denial", tool: d.name, outcome: "denied", via, client, detail: d.reason });
+    this.writeAudit(init, events, now);
+    return { loaded, alreadyLoaded, activations: this.activationNames() };
+  }
+
+  events(): Array<{ at: number; query: string; loaded: string[] }> {
+    if (!this.exists()) return [];
+    return this.sql
+      .exec<{ at: number; query: string; loaded: string }>("SELECT at, query, loaded FROM events ORDER BY seq")
+      .toArray()
+      .map((e) => ({ at: e.at, query: e.query, loaded: JSON.parse(e.loaded) as string[] }));
+  }
+
+  /** Activations with their times, every toolSearch, and the splices in write order; null: no session. */
+  history(): SessionHistory | null {
+    if (!this.row()) return null;
+    const activations = this.sql.exec<{ name: string; at: number }>("SELECT name, at FROM activations ORDER BY seq").toArray();
+    const splices = this.sql
+      .exec<{ seq: number; data: string }>("SELECT seq, data FROM splices ORDER BY seq")
+      .toArray()
+      .map((r) => ({ seq: r.seq, ...(JSON.parse(r.data) as Splice) }));
+    return { activations, searches: this.events(), splices };
+  }
+
+  /** Forget the session's own tables (the object clears its other stores with it). */
+  clear(): void {
+    for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
+  }
+}
