@@ -1,23 +1,20 @@
 // MCP client libraries through the gateway's stable surface (toolSearch + callTool, the default on
 // /mcp), as an app would use them: the AI SDK's own MCP client (`@ai-sdk/mcp` createMCPClient, its
 // tools in `generateText`) and LangChain's MCP adapters (`@langchain/mcp-adapters`
-// MultiServerMCPClient, its tools in a LangGraph ReAct agent), each with its default settings, the
-// gateway under `wrangler dev` (server-everything behind SERVERS), and the scripted agent model
-// (calls toolSearch, then the found tool through callTool in the very next step, then answers).
+// MultiServerMCPClient, its tools in a LangGraph ReAct agent; both run by mcp-client-libs.ts), each
+// with its default settings, the gateway under `wrangler dev` (server-everything behind SERVERS),
+// and the scripted agent model (calls toolSearch, then the found tool through callTool in the very
+// next step, then answers).
 // Neither library re-lists tools after a call; the stable surface needs no re-list. Pass = the
 // server's answer reaches the final text, with no client-side workaround. And both libraries
 // against a server that speaks only MCP 2026-07-28 (test/fixtures/mcp-2026-server.ts).
 import { createMCPClient } from "@ai-sdk/mcp";
-import { createOpenAI } from "@ai-sdk/openai";
-import { HumanMessage } from "@langchain/core/messages";
-import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
-import { ChatOpenAI } from "@langchain/openai";
-import { generateText, stepCountIs } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything, startModern } from "../fixtures/edge-servers.ts";
+import { runAiSdk, runLangchain } from "../fixtures/mcp-client-libs.ts";
 import { startScriptedAgentModel, type ScriptedAgentModel } from "../fixtures/scripted-agent-model.ts";
-import { DEV_AUTH, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
+import { DEV_API_KEY, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { tempDir } from "./helpers.ts";
 
 let everything: { url: string; stop(): Promise<void> };
@@ -38,6 +35,8 @@ afterAll(async () => {
   await model?.close();
 });
 
+const gateway = () => ({ url: `${dev.url}/mcp`, key: DEV_API_KEY, model: model.url });
+
 /** The model's steps of one conversation, from its first toolSearch call to its answer. */
 function stepsAfterSearch(from: number) {
   const steps = model.requests.slice(from).map((r) => ("call" in r.step ? r.step.call.name : "answer"));
@@ -47,41 +46,21 @@ function stepsAfterSearch(from: number) {
 describe("MCP client libraries through the gateway's stable surface", () => {
   it("AI SDK (@ai-sdk/mcp): toolSearch, then callTool in the next step, and the server's answer in the final text", async () => {
     const from = model.requests.length;
-    const client = await createMCPClient({ transport: { type: "http", url: `${dev.url}/mcp`, headers: DEV_AUTH } });
-    try {
-      const tools = await client.tools();
-      expect(Object.keys(tools).sort()).toEqual(["callTool", "toolSearch"]);
-      const result = await generateText({
-        model: createOpenAI({ baseURL: model.url, apiKey: "scripted" }).chat("scripted"),
-        tools,
-        stopWhen: stepCountIs(5),
-        prompt: "Find the echo tool and echo the phrase 'red-kite-9'.",
-      });
-      expect(result.text).toContain("Echo: red-kite-9");
-      expect(result.steps.flatMap((s) => s.toolCalls.map((c) => c.toolName))).toEqual(["toolSearch", "callTool"]);
-      expect(stepsAfterSearch(from)).toEqual(["toolSearch", "callTool", "answer"]);
-    } finally {
-      await client.close();
-    }
+    const r = await runAiSdk(gateway(), "Find the echo tool and echo the phrase 'red-kite-9'.");
+    expect(r.offered).toEqual(["callTool", "toolSearch"]);
+    expect(r.calls).toEqual(["toolSearch", "callTool"]);
+    expect(r.text).toContain("Echo: red-kite-9");
+    expect(stepsAfterSearch(from)).toEqual(["toolSearch", "callTool", "answer"]);
   });
 
   it("LangChain (@langchain/mcp-adapters): toolSearch, then callTool in the next step, and the server's answer in the final text", async () => {
     const from = model.requests.length;
-    const client = new MultiServerMCPClient({
-      mcpServers: { toolsearch: { transport: "http", url: `${dev.url}/mcp`, headers: DEV_AUTH } },
-    });
-    try {
-      const tools = await client.getTools();
-      // with one server, the adapters keep the server's tool names as they are
-      expect(tools.map((t) => t.name).sort()).toEqual(["callTool", "toolSearch"]);
-      const llm = new ChatOpenAI({ model: "scripted", apiKey: "scripted", configuration: { baseURL: model.url } });
-      const agent = createReactAgent({ llm, tools });
-      const out = await agent.invoke({ messages: [new HumanMessage("Find the echo tool and echo the phrase 'amber-gate-3'.")] });
-      expect(String(out.messages.at(-1)!.content)).toContain("Echo: amber-gate-3");
-      expect(stepsAfterSearch(from)).toEqual(["toolSearch", "callTool", "answer"]);
-    } finally {
-      await client.close();
-    }
+    const r = await runLangchain(gateway(), "Find the echo tool and echo the phrase 'amber-gate-3'.");
+    // with one server, the adapters keep the server's tool names as they are
+    expect(r.offered).toEqual(["callTool", "toolSearch"]);
+    expect(r.calls).toEqual(["toolSearch", "callTool"]);
+    expect(r.text).toContain("Echo: amber-gate-3");
+    expect(stepsAfterSearch(from)).toEqual(["toolSearch", "callTool", "answer"]);
   });
 
   it("against a server that speaks only MCP 2026-07-28: the AI SDK's client works, LangChain's adapters (v1 SDK) are refused", async () => {
