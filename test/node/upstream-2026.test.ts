@@ -86,7 +86,7 @@ describe("edge calls to an MCP 2026-07-28 server", () => {
     expect(await received()).toEqual([]);
   });
 
-  it("the MCP gateway's callTool reaches it, audited via mcp", async () => {
+  it("the MCP gateway's callTool reaches it, audited via mcp, with the server's progress", async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${dev.url}/mcp?model=gpt-5`), { requestInit: { headers: AUTH } });
     const client = new Client({ name: "modern-gateway-test", version: "1.0.0" });
     await client.connect(transport);
@@ -101,6 +101,13 @@ describe("edge calls to an MCP 2026-07-28 server", () => {
     // the gateway's MCP session is a toolsearch session: its audit has the call
     expect(transport.sessionId).toMatch(/^ses_/);
     expect(await audit(transport.sessionId!)).toEqual([["mcp__modern__echo", "ok", null, "mcp"]]);
+    // the server's notifications/progress reach the client through the gateway
+    const progress: number[] = [];
+    const slow = await client.callTool({ name: "callTool", arguments: { name: "mcp__modern__slow", arguments: { ms: 200 } } }, undefined, {
+      onprogress: (p) => void progress.push(p.progress),
+    });
+    expect(slow.content).toEqual([{ type: "text", text: "slept 200 ms" }]);
+    expect(progress).toEqual([1, 2]);
     await client.close();
   });
 
