@@ -56,7 +56,7 @@ describe("MCP client libraries through the gateway's stable surface", () => {
   it("LangChain (@langchain/mcp-adapters): toolSearch, then callTool in the next step, and the server's answer in the final text", async () => {
     const from = model.requests.length;
     const r = await runLangchain(gateway(), "Find the echo tool and echo the phrase 'amber-gate-3'.");
-    // with one server, the adapters keep the server's tool names as they are
+    // with their default options, the adapters offered the server's own tool names
     expect(r.offered).toEqual(["callTool", "toolSearch"]);
     expect(r.calls).toEqual(["toolSearch", "callTool"]);
     expect(r.text).toContain("Echo: amber-gate-3");
