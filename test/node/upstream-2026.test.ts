@@ -3,7 +3,8 @@
 // the test plugin's patched Function: the v2 client must not generate code). What a user checks:
 // REST calls and the MCP gateway's callTool reach it, each call is one request after the first
 // call's server/discover, the audit rows are complete, nothing is resumed, recovered or DELETEd,
-// and a restart of the server loses nothing (no `reconnected`, no failed call once it is back).
+// a restart of the server loses nothing (no `reconnected`, no failed call once it is back), and a
+// call past the server's timeoutMs is a 504 audited `timeout`.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,7 +43,7 @@ const MODERN = "2026-07-28";
 
 beforeAll(async () => {
   modern = await startModern();
-  const SERVERS = JSON.stringify({ modern: { url: modern.url, timeoutMs: 10_000 } });
+  const SERVERS = JSON.stringify({ modern: { url: modern.url, timeoutMs: 5000 } });
   dev = await startWranglerDev({
     env: "test",
     persistTo: await tempDir("toolsearch-modern-"),
@@ -135,5 +136,13 @@ describe("edge calls to an MCP 2026-07-28 server", () => {
       ["mcp__modern__echo", "transport_error", expect.stringMatching(/^no response from the server/), "rest"],
       ["mcp__modern__echo", "ok", null, "rest"],
     ]);
+  });
+
+  it("a call slower than the server's timeoutMs is a 504, audited as timeout (the SDK drops the request)", async () => {
+    const id = await session();
+    const r = await call(id, "mcp__modern__slow", { ms: 8000 });
+    expect(r.status).toBe(504);
+    expect(r.body.error.message).toMatch(/^server modern did not answer mcp__modern__slow within 5000 ms/);
+    expect(await audit(id)).toEqual([["mcp__modern__slow", "timeout", "no answer within 5000 ms", "rest"]]);
   });
 });
