@@ -3,12 +3,13 @@
 // the test plugin's patched Function: the v2 client must not generate code). What a user checks:
 // REST calls and the MCP gateway's callTool reach it, each call is one request after the first
 // call's server/discover, the audit rows are complete, nothing is resumed, recovered or DELETEd,
-// a restart of the server loses nothing (no `reconnected`, no failed call once it is back), and a
-// call past the server's timeoutMs is a 504 audited `timeout`.
+// a restart of the server loses nothing (no `reconnected`, no failed call once it is back), an
+// older (2025) server back at its URL is asked again and used, and a call past the server's
+// timeoutMs is a 504 audited `timeout`.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startModern } from "../fixtures/edge-servers.ts";
+import { startEverything, startModern } from "../fixtures/edge-servers.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -136,6 +137,26 @@ describe("edge calls to an MCP 2026-07-28 server", () => {
       ["mcp__modern__echo", "transport_error", expect.stringMatching(/^no response from the server/), "rest"],
       ["mcp__modern__echo", "ok", null, "rest"],
     ]);
+  });
+
+  it("an older server back at the URL (server-everything, 2025): the session asks again, once, and goes on with it", async () => {
+    const id = await session();
+    expect((await call(id, "mcp__modern__echo", { message: "modern" })).status).toBe(200);
+    await modern.stop();
+    const older = await startEverything(modern.port);
+    try {
+      for (const message of ["older", "older again"]) {
+        expect((await call(id, "mcp__modern__echo", { message })).body).toEqual({ content: [{ type: "text", text: `Echo: ${message}` }] });
+      }
+      expect(await audit(id)).toEqual([
+        ["mcp__modern__echo", "ok", null, "rest"],
+        ["mcp__modern__echo", "ok", null, "rest"],
+        ["mcp__modern__echo", "ok", null, "rest"],
+      ]);
+    } finally {
+      await older.stop();
+      modern = await startModern(modern.port);
+    }
   });
 
   it("a call slower than the server's timeoutMs is a 504, audited as timeout (the SDK drops the request)", async () => {

@@ -13,6 +13,7 @@ import {
   ProtocolError,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   StreamableHTTPClientTransport,
   type DiscoverResult,
 } from "@modelcontextprotocol/client";
@@ -34,7 +35,8 @@ export type ModernOutcome =
   | { kind: "result"; result: CallToolResult; discover: string }
   /** the server answered the probe but does not speak 2026-07-28: nothing ran */
   | { kind: "legacy" }
-  | { kind: "failed"; failure: "timeout" | "transport_error" | "cancelled"; message: string };
+  /** `refused`: the server turned the request away at its protocol layer (HTTP 400, 404, 405, 406, 415): nothing ran */
+  | { kind: "failed"; failure: "timeout" | "transport_error" | "cancelled"; message: string; refused?: true };
 
 const CLIENT_INFO = { name: "toolsearch-edge", version: "1.0.0" };
 
@@ -52,7 +54,8 @@ function failed(e: unknown, server: ServerConfig, signal?: AbortSignal): ModernO
     return { kind: "failed", failure: "timeout", message: `no answer within ${server.timeoutMs} ms` };
   const cause = rootCause(e);
   const msg = cause instanceof Error ? cause.message : String(cause);
-  return { kind: "failed", failure: "transport_error", message: msg.slice(0, 300) };
+  const refused = e instanceof SdkHttpError && [400, 404, 405, 406, 415].includes(e.status);
+  return { kind: "failed", failure: "transport_error", message: msg.slice(0, 300), ...(refused ? { refused: true as const } : {}) };
 }
 
 /** The tool's result, without the protocol's own `_meta` keys (serverInfo) and `resultType`. */

@@ -200,7 +200,9 @@ export async function callRemote(
   // a server not called yet is asked server/discover first; one that speaks MCP 2026-07-28 keeps no
   // session, so its calls are single requests: nothing to resume, recover or DELETE
   if (!stored || stored.discover) {
-    const modern = await callModern(server, transportFetch(headers, []), stored?.discover ?? null, request);
+    let modern = await callModern(server, transportFetch(headers, []), stored?.discover ?? null, request);
+    // the server refused a call as 2026-07-28 (an older server came back at its URL): ask it again, once
+    if (modern.kind === "failed" && modern.refused && stored) modern = await callModern(server, transportFetch(headers, []), null, request);
     if (modern.kind === "failed") throw new UpstreamFailure(modern.failure, modern.message);
     if (modern.kind === "result") {
       const session = { sessionId: "", protocolVersion: MODERN_PROTOCOL, discover: modern.discover };
