@@ -9,8 +9,9 @@
 //     through the gateway, directly and through callTool, each as a ratio over the same client
 //     calling server-everything directly over Streamable HTTP (a direct client has no search: its
 //     nearest act, tools/list, is the base for toolSearch). Interleaved, medians, one run.
-// (3) Real agent CLIs (Codex CLI, opencode) with a scripted model: model steps from the first
-//     toolSearch call to the answer. Writes section 9 of RESULTS.md.
+// (3) Real agent CLIs (Codex CLI, opencode) and MCP client libraries (the AI SDK's MCP client,
+//     LangChain's MCP adapters) with a scripted model: model steps from the first toolSearch call
+//     to the answer. Writes section 9 of RESULTS.md.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -20,6 +21,7 @@ import o200k from "js-tiktoken/ranks/o200k_base";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { mcpTool } from "../../worker/core/mcp-tools.ts";
 import { runCodex, runOpencode } from "../fixtures/agent-clis.ts";
+import { runAiSdk, runLangchain } from "../fixtures/mcp-client-libs.ts";
 import { startEdgeServers } from "../fixtures/edge-servers.ts";
 import { startScriptedAgentModel } from "../fixtures/scripted-agent-model.ts";
 import { DEV_API_KEY, DEV_AUTH, startWranglerDev } from "../fixtures/wrangler-dev.ts";
@@ -138,7 +140,7 @@ async function main(): Promise<void> {
     try {
       lines.push(
         "",
-        "Real agent CLIs, default settings, the gateway's stable surface as their MCP server, a scripted model (toolSearch, then callTool, then the answer). Steps: model requests after the first toolSearch call up to the answer (target 2).",
+        "Real agent CLIs and MCP client libraries (in an app's own tool loop: the AI SDK's `generateText`, a LangGraph ReAct agent), default settings, the gateway's stable surface as their MCP server, a scripted model (toolSearch, then callTool, then the answer). Steps: model requests after the first toolSearch call up to the answer (target 2).",
         "",
         "| client | tools it called | steps from toolSearch to the answer | server's answer in final text | wall time s |",
         "|---|---|---|---|---|",
@@ -147,6 +149,8 @@ async function main(): Promise<void> {
       for (const [name, runAgent] of [
         ["Codex CLI 0.171.0 (`codex exec`)", runCodex],
         ["opencode 1.18.33 (`opencode run`)", runOpencode],
+        ["`@ai-sdk/mcp` 2.0.99 + `ai` 7.0.173", runAiSdk],
+        ["`@langchain/mcp-adapters` 1.1.4 + `@langchain/langgraph` 1.7.3", runLangchain],
       ] as const) {
         const from = model.requests.length;
         const r = await runAgent(gateway, "Find the echo tool and echo the phrase 'bench-phrase-1'.");

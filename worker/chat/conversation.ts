@@ -51,6 +51,7 @@ function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): 
     catalogLoaded: s.coreTools,
     catalogSection: s.systemSection,
     catalogNames: cat.byName,
+    proxy: s.activation === "proxy",
   };
 }
 

@@ -11,7 +11,7 @@
 import type { CatalogTool } from "./catalog.ts";
 import type { OpenAITool } from "./chat.ts";
 import { decideMode, resolveProfile, type Deferral, type PolicyConfig } from "./policy.ts";
-import { listingHeader, nameLine } from "./listing.ts";
+import { listingHeader, nameLine, viaCallTool } from "./listing.ts";
 import { searchCatalog, type SearchCatalog } from "./search.ts";
 import { rankingIndex } from "./tool-index.ts";
 
@@ -86,14 +86,17 @@ export interface PlanContext {
   catalogSection: string;
   /** a deferred client tool with a catalog name is listed by the catalog section already */
   catalogNames: { has(name: string): boolean };
+  /** proxy activation: the tools list never changes, loaded tools run through callTool */
+  proxy?: boolean;
 }
 
 export const CLIENT_SECTION_HEADER = "## Deferred tools from your request\n";
 
 /** The client part of the deferred section: its deferred names, sorted, one per line. */
-export function clientSection(names: readonly string[], standalone: boolean): string {
+export function clientSection(names: readonly string[], standalone: boolean, proxy = false): string {
   if (!names.length) return "";
-  return (standalone ? listingHeader("names") : CLIENT_SECTION_HEADER) + [...names].sort().map(nameLine).join("");
+  const header = standalone ? (proxy ? viaCallTool(listingHeader("names")) : listingHeader("names")) : CLIENT_SECTION_HEADER;
+  return header + [...names].sort().map(nameLine).join("");
 }
 
 /** The client's own `defer_loading` flag, at the tool's top level (Responses, Baseten) or in `function`. */
@@ -124,6 +127,7 @@ export function planClientTools(set: ClientToolSet, core: readonly string[], ctx
       section: clientSection(
         flagged.filter((n) => !ctx.catalogNames.has(n)),
         ctx.catalogSection === "",
+        ctx.proxy,
       ),
       reason: `${flagged.length} of ${names.length} client tools deferred: the client marked them defer_loading`,
     };
@@ -151,6 +155,7 @@ export function planClientTools(set: ClientToolSet, core: readonly string[], ctx
   const section = clientSection(
     deferrable.filter((n) => !ctx.catalogNames.has(n)),
     ctx.catalogSection === "",
+    ctx.proxy,
   );
   const kept = names.filter((n) => keep.has(n));
   return {

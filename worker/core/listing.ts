@@ -106,14 +106,31 @@ function noneHeader(tools: number, servers: number): string {
   );
 }
 
+// The headers above state what `inject` activation on the chat endpoint and REST does: a loaded
+// tool joins the tools list. The two functions below restate that sentence for the other surfaces
+// (the stored header token counts stay those of the headers above).
+const LOADED_SENTENCE = /Loaded tools appear in your tools list (under their full names )?and stay loaded: call them directly\./;
+
 /**
- * A section for a surface whose tools list never changes (the MCP gateway's stable surface): the
- * header's "loaded tools appear in your tools list" sentence says to run them with callTool.
+ * A section for a session whose tools list never changes (`proxy` activation: the MCP gateway's
+ * stable surface, the chat endpoint's and REST's proxy): loaded tools are run with callTool.
  */
 export function viaCallTool(section: string): string {
   return section.replace(
-    /Loaded tools appear in your tools list (under their full names )?and stay loaded: call them directly\./,
+    LOADED_SENTENCE,
     `Loaded tools stay loaded; run one with ${CALL_TOOL_NAME} by the exact name the ${TOOL_SEARCH_NAME} result gives.`,
+  );
+}
+
+/**
+ * A section for the MCP gateway's dynamic form (`?activation=inject`): loaded tools join tools/list,
+ * but a client shows them only once it re-lists, under its own prefix; callTool runs them at once.
+ */
+export function viaGatewayList(section: string): string {
+  return section.replace(
+    LOADED_SENTENCE,
+    `Loaded tools join your tools list once your client re-lists it (under any prefix your client adds) and stay loaded; ` +
+      `${CALL_TOOL_NAME} runs them at once, by the exact name the ${TOOL_SEARCH_NAME} result gives.`,
   );
 }
 

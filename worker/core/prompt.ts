@@ -39,6 +39,15 @@ export const TOOL_SEARCH_TOOL: ToolDefinition = {
 
 export const CALL_TOOL_NAME = "callTool";
 
+/** toolSearch under proxy activation, where the tools list never changes: loaded tools run through callTool. */
+export const TOOL_SEARCH_PROXY_TOOL: ToolDefinition = {
+  ...TOOL_SEARCH_TOOL,
+  description: TOOL_SEARCH_TOOL.description.replace(
+    "Loaded tools are added to your tools list.",
+    `Your tools list does not change: the result gives each loaded tool's exact name and input schema; run it with ${CALL_TOOL_NAME}.`,
+  ),
+};
+
 /** proxy activation: the one tool through which the model calls any tool loaded by toolSearch */
 export const CALL_TOOL_TOOL: ToolDefinition = {
   name: CALL_TOOL_NAME,
@@ -93,7 +102,7 @@ export interface ComposedPrompt {
 export function promptTools(parts: PromptParts): ToolDefinition[] {
   return [
     ...parts.coreTools,
-    ...(parts.withToolSearch ? [TOOL_SEARCH_TOOL] : []),
+    ...(parts.withToolSearch ? [parts.withCallTool ? TOOL_SEARCH_PROXY_TOOL : TOOL_SEARCH_TOOL] : []),
     ...(parts.withCallTool ? [CALL_TOOL_TOOL] : []),
     ...parts.activated,
   ];

@@ -200,14 +200,18 @@ function mergeOutcomes(cat: SearchCatalog, outcomes: SearchOutcome[], limit: num
   return server === undefined ? { kind: "keywords", matches } : { kind: "keywords", matches, server, serverTotal };
 }
 
-/** The tool-result text for the model, once the session has said which names were new. */
-/** The result text; `via: "callTool"` (proxy activation) says how loaded tools are called there. */
+/**
+ * The tool-result text for the model, once the session has said which names were new. `via` says
+ * how a loaded tool is called: `tools`, from the tools list it joins (inject activation); `callTool`
+ * (proxy activation: the list never changes); `gateway`, the MCP gateway's dynamic form (it joins
+ * tools/list once the client re-lists, under the client's prefix; callTool runs it at once).
+ */
 export function formatResult(
   outcome: SearchOutcome,
   loaded: readonly string[],
   alreadyLoaded: readonly string[],
   query: string,
-  via: "tools" | "callTool" = "tools",
+  via: "tools" | "callTool" | "gateway" = "tools",
 ): string {
   if (outcome.kind === "error") return outcome.message;
   if (outcome.kind === "browse") return formatBrowse(outcome);
@@ -216,17 +220,20 @@ export function formatResult(
   if (outcome.kind === "select") outcome.found.forEach((t) => byName.set(t.name, t.description));
   else outcome.matches.forEach((m) => byName.set(m.name, m.description));
   if (loaded.length) {
+    const it = loaded.length > 1 ? ["they join", "them"] : ["it joins", "it"];
     const how =
       via === "callTool"
         ? "call through callTool"
-        : loaded.length > 1
-          ? "they are now in your tools list, call them directly"
-          : "it is now in your tools list, call it directly";
+        : via === "gateway"
+          ? `${it[0]} your tools list once your client re-lists it; callTool runs ${it[1]} now`
+          : loaded.length > 1
+            ? "they are now in your tools list, call them directly"
+            : "it is now in your tools list, call it directly";
     lines.push(loaded.length > 1 ? `Loaded ${loaded.length} tools; ${how}:` : `Loaded 1 tool; ${how}:`);
     for (const n of loaded) lines.push(`- ${n}: ${oneLine(byName.get(n) ?? "")}`);
   }
   if (alreadyLoaded.length)
-    lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "callTool" ? "through callTool" : "directly now"}.`);
+    lines.push(`Already loaded — call ${alreadyLoaded.join(", ")} ${via === "tools" ? "directly now" : "through callTool"}.`);
   if (outcome.kind === "select") {
     for (const u of outcome.unknown) {
       lines.push(

@@ -5,7 +5,8 @@
 // atomically, with its audit rows), and the result text. In proxy mode the result also carries the
 // loaded tools' schemas, since the model's tools list never changes there and it calls them
 // through callTool; on the MCP gateway it always does (mcp-gateway.ts), since a client may not
-// re-list in time and adds its own prefix to tool names.
+// re-list in time and adds its own prefix to tool names. The result's wording follows the same
+// three cases (formatResult: tools list, callTool, the gateway's dynamic form).
 
 import type { AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
@@ -101,7 +102,7 @@ export async function answerToolSearch(
     activation.loaded,
     activation.alreadyLoaded,
     typeof query === "string" ? query : "",
-    proxy ? "callTool" : "tools",
+    proxy ? "callTool" : via === "mcp" ? "gateway" : "tools",
   );
   const shown = [...activation.loaded, ...activation.alreadyLoaded];
   if (via === "mcp") result += gatewayCallGuide(cat.byName, shown);

@@ -8,7 +8,7 @@ import { sha256Hex } from "../core/canonical.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { freezeSession, type SessionRequest } from "../core/frozen.ts";
 import { resolveProfile } from "../core/policy.ts";
-import { viaCallTool } from "../core/listing.ts";
+import { viaCallTool, viaGatewayList } from "../core/listing.ts";
 import { gatewayOffer, mcpInstructions } from "../core/mcp-tools.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { requireServers, settings } from "../settings.ts";
@@ -100,8 +100,11 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
   const gateway = req.mcp && gatewayOffer(visible, requireServers(config));
   if (gateway) visible = gateway.offered;
   const frozen = freezeSession({ ...cat.catalog, tools: visible }, policy, req);
-  // the gateway's stable surface never lists loaded tools: its section says how to run them
-  if (req.mcp && req.activation === "proxy") frozen.systemSection = viaCallTool(frozen.systemSection);
+  // the section says how a loaded tool is run: with proxy activation (the gateway's stable surface
+  // too) the tools list never changes, so through callTool; the gateway's dynamic form lists it once
+  // the client re-lists, under the client's prefix
+  if (req.activation === "proxy") frozen.systemSection = viaCallTool(frozen.systemSection);
+  else if (req.mcp) frozen.systemSection = viaGatewayList(frozen.systemSection);
   const mcp = req.mcp &&
     gateway && {
       protocolVersion: req.mcp.protocolVersion,

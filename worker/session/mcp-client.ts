@@ -1,5 +1,7 @@
-// One tools/call to a remote MCP server, with the SDK Client (validator: @cfworker/json-schema,
-// since Ajv's code generation is refused in workerd). A client is built per call: with a stored
+// One tools/call to a remote MCP server. A server not called yet is first asked server/discover:
+// one that speaks MCP 2026-07-28 is called through mcp-client-2026.ts (the v2 SDK client; no
+// sessions). The rest, below, with the v1 SDK Client (validator: @cfworker/json-schema, since
+// Ajv's code generation is refused in workerd). A client is built per call: with a stored
 // Mcp-Session-Id it resumes the server's session without a round trip (no initialize), so the
 // session object keeps no connection between requests. Without one it initializes (Streamable
 // HTTP; SSE when the server refuses it) and reports the new session for the caller to store. A
@@ -16,10 +18,17 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { CallToolResult } from "../core/call-result.ts";
 import type { ServerConfig } from "../core/servers.ts";
+import { callModern, MODERN_PROTOCOL } from "./mcp-client-2026.ts";
 
+/**
+ * What a session keeps of a server: its MCP session, or for a server that keeps none an empty
+ * `sessionId` (nothing to resume or DELETE; a legacy one is initialized on each call), with the
+ * server/discover result of an MCP 2026-07-28 server (mcp-client-2026.ts).
+ */
 export interface UpstreamSession {
   sessionId: string;
   protocolVersion: string;
+  discover?: string;
 }
 
 /** A server's progress on a call (MCP notifications/progress, without the token). */
@@ -41,7 +50,7 @@ export class UpstreamFailure extends Error {
 
 export interface RemoteCall {
   result: CallToolResult;
-  /** the session the call ran in (null: the server keeps none, or SSE) */
+  /** the session the call ran in (sessionId "": the server keeps none, or SSE; null: unchanged, the call failed) */
   session: UpstreamSession | null;
   /** the stored session had expired and a new one was opened */
   reinitialized: boolean;
@@ -165,8 +174,8 @@ async function once(
     const result = (
       Array.isArray(raw.content) ? raw : { content: [{ type: "text", text: JSON.stringify(raw.toolResult ?? raw) }] }
     ) as CallToolResult;
-    const sessionId = transport.sessionId;
-    return { result, session: sessionId ? { sessionId, protocolVersion: transport.protocolVersion ?? "" } : null };
+    // no session id (a stateless server, or SSE): kept as such, so the next call skips the 2026 probe
+    return { result, session: { sessionId: transport.sessionId ?? "", protocolVersion: transport.protocolVersion ?? "" } };
   } catch (e) {
     failed = true;
     throw e;
@@ -188,6 +197,19 @@ export async function callRemote(
   request: ToolCallRequest,
 ): Promise<RemoteCall> {
   const { signal } = request;
+  // a server not called yet is asked server/discover first; one that speaks MCP 2026-07-28 keeps no
+  // session, so its calls are single requests: nothing to resume, recover or DELETE
+  if (!stored || stored.discover) {
+    let modern = await callModern(server, transportFetch(headers, []), stored?.discover ?? null, request);
+    // the server refused a call as 2026-07-28 (an older server came back at its URL): ask it again, once
+    if (modern.kind === "failed" && modern.refused && stored) modern = await callModern(server, transportFetch(headers, []), null, request);
+    if (modern.kind === "failed") throw new UpstreamFailure(modern.failure, modern.message);
+    if (modern.kind === "result") {
+      const session = { sessionId: "", protocolVersion: MODERN_PROTOCOL, discover: modern.discover };
+      return { result: modern.result, session, reinitialized: false };
+    }
+  }
+  if (stored && !stored.sessionId) stored = null; // a legacy server without sessions: initialize each call
   try {
     return { ...(await once(server, headers, stored, request)), reinitialized: false };
   } catch (e) {
@@ -212,6 +234,7 @@ export async function callRemote(
 
 /** End a server session (HTTP DELETE); 405 means the server keeps sessions until it expires them. */
 export async function closeRemote(server: ServerConfig, headers: Record<string, string>, session: UpstreamSession): Promise<number> {
+  if (!session.sessionId) return 204; // the server keeps no session: nothing to end
   const res = await fetch(server.url, {
     method: "DELETE",
     headers: { ...headers, "mcp-session-id": session.sessionId, "mcp-protocol-version": session.protocolVersion },
