@@ -71,6 +71,50 @@ describe("the caller goes away", () => {
   });
 });
 
+describe("MCP 2026-07-28 on /mcp (no session, no notifications/cancelled across requests)", () => {
+  const V = "2026-07-28";
+  const client = { name: "cancel-2026", version: String(Date.now()) };
+  const callOf = (tool: string, args: Json, id: number) =>
+    request(
+      "POST",
+      "/mcp",
+      {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: {
+          name: "callTool",
+          arguments: { name: tool, arguments: args },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": V,
+            "io.modelcontextprotocol/clientInfo": client,
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      },
+      { accept: "application/json, text/event-stream", "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": "callTool" },
+    );
+
+  it("the request's signal aborts while callTool runs: the server is told, the row (naming the client) ends cancelled", async () => {
+    const warm = await worker.fetch(callOf("mcp__fixture__counter_get", {}, 1), { ...env, ...EDGE } as Env, createExecutionContext());
+    expect(warm.status).toBe(200);
+    await warm.text();
+    // the 2026 view's session is the tenant's stable one: its id and fixture session from the warm call's row
+    let id = "";
+    for (let i = 0; i < 150 && !id; i++) {
+      id =
+        (await d1Rows("WHERE tool = ? AND client = ?", "mcp__fixture__counter_get", `${client.name}/${client.version}`))[0]?.session ?? "";
+      if (!id) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(id).not.toBe("");
+    const upstream = await upstreamOf(id);
+    await abortWhileRunning(callOf("mcp__fixture__slow", { ms: 2500 }, 2), upstream).catch((e: unknown) => e);
+    await expectCancelled(id, upstream, /^cancelled: the client went away$/);
+    const rows = await d1Rows("WHERE session = ? AND tool = ? AND type = ?", id, "mcp__fixture__slow", "call");
+    expect(rows.map((r) => [r.via, r.client])).toEqual([["mcp", `${client.name}/${client.version}`]]);
+  });
+});
+
 describe("cancel(key) on the session object", () => {
   it("a cancel that arrives before its call: the call is aborted before its request is sent, and audited cancelled", async () => {
     const { id, upstream } = await warmSession();

@@ -61,11 +61,12 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
       const { name, arguments: args = {} } = req.params;
       const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
       const client = clientName(envelope[CLIENT_INFO_META_KEY]);
-      // no notifications/cancelled across requests on this version: a closed response stream aborts
-      // the handler's signal, which cancels this call by its own key (session/cancel.ts)
+      // no notifications/cancelled across requests on this version: the client closing the
+      // connection (request.signal) or the response stream (the handler's signal) cancels this call
+      // by its own key (session/cancel.ts)
       const key = callKey("mcp");
       const context: CallContext = { via: "mcp", key, ...(client ? { client } : {}) };
-      const stopWatching = cancelOnAbort(c, SessionClient.of(c, init.id), key, ctx.mcpReq.signal);
+      const stopWatching = cancelOnAbort(c, SessionClient.of(c, init.id), key, AbortSignal.any([c.request.signal, ctx.mcpReq.signal]));
       // the client asked for progress: the upstream server's goes out on this call's response stream
       const token = ctx.mcpReq._meta?.progressToken;
       if (token !== undefined)
