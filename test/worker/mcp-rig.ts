@@ -65,5 +65,5 @@ export const initialize = (protocolVersion = "2025-11-25", id = 1) => ({
 });
 
 export async function stored(id: string) {
-  return runInDurableObject(sessionObject(id), (o: SessionDO) => ({ state: o.get(), events: o.events() }));
+  return runInDurableObject(sessionObject(id), (o: SessionDO) => ({ state: o.get(), events: o.history()?.searches ?? [] }));
 }

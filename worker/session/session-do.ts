@@ -197,10 +197,6 @@ export class SessionDO extends DurableObject<Env> {
     return this.store.row() ? workerCalls(this.sql) : null;
   }
 
-  events(): Array<{ at: number; query: string; loaded: string[] }> {
-    return this.store.events();
-  }
-
   /** What happened in the session, read-only (not counted as use); null if there is no session. */
   history(): SessionHistory | null {
     return this.store.history();
