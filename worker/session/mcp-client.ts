@@ -38,7 +38,8 @@ export interface Progress {
   message?: string;
 }
 
-export type FailureKind = "timeout" | "transport_error" | "cancelled";
+/** `unauthorized`: the server answered 401 (the credentials sent were refused) */
+export type FailureKind = "timeout" | "transport_error" | "cancelled" | "unauthorized";
 
 export class UpstreamFailure extends Error {
   readonly kind: FailureKind;
@@ -66,18 +67,24 @@ class NoResponse extends UpstreamFailure {}
  * got no response into NoResponse, and keeps the notifications it sends (`sent`) so a
  * cancellation can be awaited before the client closes (closing aborts whatever is in flight).
  */
-function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[]): typeof fetch {
+function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[], seen?: { unauthorized: boolean }): typeof fetch {
   return ((url: URL | RequestInfo, init?: RequestInit) => {
     // the standalone server-to-client stream (the only GET this transport makes): declined
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
     const h = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
-    const res = fetch(url, { ...init, headers: h }).catch((e: unknown) => {
-      throw new NoResponse(
-        "transport_error",
-        `no response from the server (connection refused or lost): ${String((e as Error)?.message ?? e).slice(0, 200)}`,
-      );
-    });
+    const res = fetch(url, { ...init, headers: h }).then(
+      (r) => {
+        if (r.status === 401 && seen) seen.unauthorized = true;
+        return r;
+      },
+      (e: unknown) => {
+        throw new NoResponse(
+          "transport_error",
+          `no response from the server (connection refused or lost): ${String((e as Error)?.message ?? e).slice(0, 200)}`,
+        );
+      },
+    );
     if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"')) sent.push(res.catch(() => {}));
     return res;
   }) as typeof fetch;
@@ -88,6 +95,7 @@ async function connect(
   headers: Record<string, string>,
   stored: UpstreamSession | null,
   sent: Promise<unknown>[],
+  seen: { unauthorized: boolean },
 ): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   // Each call is a new client on a shared server session, and the SDK numbers requests from 0:
@@ -96,7 +104,7 @@ async function connect(
   Reflect.set(client, "_requestMessageId", 1 + Math.floor(Math.random() * 2 ** 30));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     sessionId: stored?.sessionId,
-    fetch: transportFetch(headers, sent),
+    fetch: transportFetch(headers, sent, seen),
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
   });
   if (stored) transport.setProtocolVersion(stored.protocolVersion);
@@ -105,7 +113,7 @@ async function connect(
     return { client, transport };
   } catch (e) {
     // a server that speaks only the old HTTP+SSE transport refuses the initialize POST with a 4xx
-    if (stored || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
+    if (stored || seen.unauthorized || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
     const sse = new SSEClientTransport(new URL(server.url), {
       requestInit: { headers },
       eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) },
@@ -152,9 +160,10 @@ async function once(
   headers: Record<string, string>,
   stored: UpstreamSession | null,
   { tool, args, signal, onProgress }: ToolCallRequest,
+  seen: { unauthorized: boolean },
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const sent: Promise<unknown>[] = [];
-  const { client, transport } = await connect(server, headers, stored, sent);
+  const { client, transport } = await connect(server, headers, stored, sent, seen);
   // a broken response stream is reported through onerror while the request waits: fail the call
   // (a request that got no response at all rejects the call itself, with its own wording)
   const broken = new Promise<never>((_, reject) => {
@@ -196,13 +205,32 @@ export async function callRemote(
   stored: UpstreamSession | null,
   request: ToolCallRequest,
 ): Promise<RemoteCall> {
+  const seen = { unauthorized: false };
+  try {
+    return await callOnce(server, headers, stored, request, seen);
+  } catch (e) {
+    // a 401 anywhere (the 2026 probe, initialize, the call): the credentials were refused
+    if (seen.unauthorized && !request.signal?.aborted)
+      throw new UpstreamFailure("unauthorized", "HTTP 401: the server refused the credentials");
+    throw e;
+  }
+}
+
+async function callOnce(
+  server: ServerConfig,
+  headers: Record<string, string>,
+  stored: UpstreamSession | null,
+  request: ToolCallRequest,
+  seen: { unauthorized: boolean },
+): Promise<RemoteCall> {
   const { signal } = request;
   // a server not called yet is asked server/discover first; one that speaks MCP 2026-07-28 keeps no
   // session, so its calls are single requests: nothing to resume, recover or DELETE
   if (!stored || stored.discover) {
-    let modern = await callModern(server, transportFetch(headers, []), stored?.discover ?? null, request);
+    let modern = await callModern(server, transportFetch(headers, [], seen), stored?.discover ?? null, request);
     // the server refused a call as 2026-07-28 (an older server came back at its URL): ask it again, once
-    if (modern.kind === "failed" && modern.refused && stored) modern = await callModern(server, transportFetch(headers, []), null, request);
+    if (modern.kind === "failed" && modern.refused && stored)
+      modern = await callModern(server, transportFetch(headers, [], seen), null, request);
     if (modern.kind === "failed") throw new UpstreamFailure(modern.failure, modern.message);
     if (modern.kind === "result") {
       const session = { sessionId: "", protocolVersion: MODERN_PROTOCOL, discover: modern.discover };
@@ -211,7 +239,7 @@ export async function callRemote(
   }
   if (stored && !stored.sessionId) stored = null; // a legacy server without sessions: initialize each call
   try {
-    return { ...(await once(server, headers, stored, request)), reinitialized: false };
+    return { ...(await once(server, headers, stored, request, seen)), reinitialized: false };
   } catch (e) {
     if (stored && expired(e)) {
       // fall through to one retry in a new session. Safe even for a non-idempotent tool: the server
@@ -226,7 +254,7 @@ export async function callRemote(
     } else throw classify(e, server, signal);
   }
   try {
-    return { ...(await once(server, headers, null, request)), reinitialized: true };
+    return { ...(await once(server, headers, null, request, seen)), reinitialized: true };
   } catch (e) {
     throw classify(e, server, signal);
   }

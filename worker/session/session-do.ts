@@ -7,9 +7,14 @@
 // a read (schema.ts). One alarm serves the idle-session TTL and the outbox retry (the earlier of
 // the two). cancel(key) aborts the calls a caller named (its client went away; session/cancel.ts).
 // Deletion cancels every call in flight, closes the upstream sessions and removes everything but
-// undelivered audit rows, which stay until D1 has them; then the storage is dropped.
+// undelivered audit rows, which stay until D1 has them; then the storage is dropped. An object
+// named `principal:<tenant>/<user>` plays the principal role instead (principal()): that user's
+// upstream accounts, with tables of its own; it never holds a session.
 
 import { DurableObject } from "cloudflare:workers";
+import { AccountsClient } from "../accounts/accounts-client.ts";
+import { principalOfName } from "../accounts/principal-names.ts";
+import { PrincipalRole } from "../accounts/principal-role.ts";
 import type { AuditQuery } from "../core/audit.ts";
 import { argsDigest } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
@@ -41,6 +46,7 @@ export class SessionDO extends DurableObject<Env> {
   private readonly wake = new SessionAlarm(this.ctx.storage);
   private readonly calls = new CallsInFlight(() => this.sql);
   private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
+  private role?: PrincipalRole;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -167,6 +173,7 @@ export class SessionDO extends DurableObject<Env> {
         },
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
+        accounts: AccountsClient.of(this.env, { tenant: init.tenant ?? "", user: init.user ?? "" }),
       },
       { settings: settings(this.env), catalog },
       name,
@@ -175,6 +182,13 @@ export class SessionDO extends DurableObject<Env> {
     );
     void this.schedule(); // the alarm delivers the rows, batched
     return outcome;
+  }
+
+  /** The principal role, for an object named `principal:<tenant>/<user>` only (accounts/principal-role.ts). */
+  principal(): PrincipalRole {
+    const p = principalOfName(this.ctx.id.name);
+    if (!p) throw new Error("a session object has no principal role");
+    return (this.role ??= new PrincipalRole(this.sql, this.env, p));
   }
 
   /**
