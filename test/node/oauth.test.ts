@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
+import { browser as browseAs, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { tempDir } from "./helpers.ts";
 
@@ -93,33 +93,7 @@ function linkOf(text: string, server: string): string {
   return m![2]!;
 }
 
-/** A browser: a cookie jar per host, redirects followed by hand; `person` is who logs in at the fixture. */
-function browser(person: string) {
-  const jar = new Map<string, Map<string, string>>([[new URL(up.accounts).host, new Map([["fixture_user", person]])]]);
-  const visited: string[] = [];
-  async function get(url: string, stopAt?: string): Promise<{ status: number; text: string; url: string }> {
-    for (let hop = 0; hop < 10; hop++) {
-      visited.push(url);
-      if (stopAt && url.startsWith(stopAt)) return { status: 0, text: "", url };
-      const host = new URL(url).host;
-      const cookies = [...(jar.get(host) ?? new Map())].map(([k, v]) => `${k}=${v}`).join("; ");
-      const res = await fetch(url, { redirect: "manual", headers: cookies ? { cookie: cookies } : {} });
-      for (const c of res.headers.getSetCookie()) {
-        const [pair] = c.split(";");
-        const [k, v] = pair!.split("=");
-        if (!jar.has(host)) jar.set(host, new Map());
-        jar.get(host)!.set(k!.trim(), v ?? "");
-      }
-      const location = res.headers.get("location");
-      const text = await res.text();
-      answers.push(text, location ?? "");
-      if (res.status < 300 || res.status >= 400 || !location) return { status: res.status, text, url };
-      url = new URL(location, url).href;
-    }
-    throw new Error("too many redirects");
-  }
-  return { get, visited };
-}
+const browser = (person: string) => ({ get: browseAs(up.accounts, person, answers) });
 
 const control = async (path: string, body?: unknown) =>
   (

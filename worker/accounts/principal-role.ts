@@ -16,7 +16,8 @@ import { linkUrl, randomToken, type Principal, principalToken } from "./principa
 import { PrincipalStore } from "./principal-store.ts";
 import { open, seal, sealingSecret } from "./sealed.ts";
 
-export type TokenAnswer = { kind: "token"; token: string } | { kind: "connect"; link: string };
+/** `until`: when the token is due for refresh (ms since 1970; absent: no lifetime given) */
+export type TokenAnswer = { kind: "token"; token: string; until?: number } | { kind: "connect"; link: string };
 
 export interface ConnectionInfo {
   server: string;
@@ -95,7 +96,7 @@ export class PrincipalRole extends RpcTarget {
     const grant = row && (await this.grant(server));
     if (!row || !grant) return this.link(server, origin);
     if (row.refresh_at !== null && Date.now() >= row.refresh_at) return this.refreshOnce(server, origin, grant.access_token);
-    return { kind: "token", token: grant.access_token };
+    return { kind: "token", token: grant.access_token, ...(row.refresh_at !== null ? { until: row.refresh_at } : {}) };
   }
 
   /** The server refused `token` (401): a newer token if another call refreshed, else one refresh; else a connect link. */
@@ -130,7 +131,8 @@ export class PrincipalRole extends RpcTarget {
     if (next === "gone") return this.drop(server, origin);
     const row = this.store.connection(server);
     await this.saveGrant(server, { ...next, refresh_token: next.refresh_token ?? grant.refresh_token }, row?.connected_at ?? Date.now());
-    return { kind: "token", token: next.access_token };
+    const until = this.store.connection(server)?.refresh_at;
+    return { kind: "token", token: next.access_token, ...(until ? { until } : {}) };
   }
 
   connections(): ConnectionInfo[] {

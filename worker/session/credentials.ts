@@ -8,7 +8,7 @@
 
 import type { CallToolResult } from "../core/call-result.ts";
 import { resolveHeaders, type ServerConfig } from "../core/servers.ts";
-import type { AccountsClient } from "../accounts/accounts-client.ts";
+import type { Accounts } from "./token-cache.ts";
 import type { TokenAnswer } from "../accounts/principal-role.ts";
 import type { Settings } from "../settings.ts";
 import { UpstreamFailure, type RemoteCall } from "./mcp-client.ts";
@@ -56,7 +56,7 @@ export async function credentialsFor(
   serverName: string,
   server: ServerConfig,
   cfg: Settings,
-  accounts: AccountsClient,
+  accounts: Accounts,
   origin: string,
 ): Promise<Credentials> {
   const base = resolveHeaders(serverName, server, cfg.secret);
@@ -72,7 +72,7 @@ export async function callAsUser(
   serverName: string,
   server: ServerConfig,
   creds: Credentials,
-  accounts: AccountsClient,
+  accounts: Accounts,
   origin: string,
   send: (c: Credentials) => Promise<RemoteCall>,
 ): Promise<RemoteCall> {
@@ -91,7 +91,7 @@ export async function callAsUser(
   }
 }
 
-async function linkAfterDrop(accounts: AccountsClient, serverName: string, origin: string): Promise<string> {
+async function linkAfterDrop(accounts: Accounts, serverName: string, origin: string): Promise<string> {
   const answer = await accounts.drop(serverName, origin);
   return answer.kind === "connect" ? answer.link : "";
 }

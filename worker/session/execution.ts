@@ -17,7 +17,7 @@ import { ToolsearchError, type ErrorCode } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { closestNames } from "../core/search.ts";
 import { redact, resolveHeaders } from "../core/servers.ts";
-import type { AccountsClient } from "../accounts/accounts-client.ts";
+import type { Accounts } from "./token-cache.ts";
 import { checkArguments } from "../core/tool-args.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
@@ -73,7 +73,7 @@ export interface ExecutionPort {
   transaction<T>(fn: () => T): T;
   servers: ServerSessions;
   /** the session principal's upstream accounts (servers with "auth": "oauth") */
-  accounts: AccountsClient;
+  accounts: Accounts;
 }
 
 // first opens per (session, server) in flight: concurrent first calls share one server session

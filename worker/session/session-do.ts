@@ -30,6 +30,7 @@ import { closeServerSessions, executeCall, type CallContext, type CallOutcome } 
 import { ResponseStore, type ResponseThread, type StoredResponse } from "./response-store.ts";
 import { hasSchema, migrate } from "./schema.ts";
 import { ServerSessions } from "./server-sessions.ts";
+import { TokenCache } from "./token-cache.ts";
 import { SessionStore } from "./session-store.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 
@@ -47,6 +48,11 @@ export class SessionDO extends DurableObject<Env> {
   private readonly calls = new CallsInFlight(() => this.sql);
   private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
   private role?: PrincipalRole;
+  /** the session principal's tokens, held a few seconds (token-cache.ts) */
+  private readonly tokens = new TokenCache(() => {
+    const init = this.store.init();
+    return AccountsClient.of(this.env, { tenant: init?.tenant ?? "", user: init?.user ?? "" });
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -173,7 +179,7 @@ export class SessionDO extends DurableObject<Env> {
         },
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
-        accounts: AccountsClient.of(this.env, { tenant: init.tenant ?? "", user: init.user ?? "" }),
+        accounts: this.tokens,
       },
       { settings: settings(this.env), catalog },
       name,
