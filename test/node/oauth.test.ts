@@ -15,11 +15,16 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browser as browseAs, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
+import { launchChromium } from "../fixtures/browser.ts";
 import { tempDir } from "./helpers.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEYS = { alice: "oauth-key-alice-0000000", bob: "oauth-key-bob-000000000", backend: "oauth-key-backend-000000" };
 const LINK_TTL_S = 6;
+
+const launched = await launchChromium();
+const chromium = typeof launched === "string" ? null : launched;
+if (typeof launched === "string") console.warn(`SKIPPED: the page's connections panel: ${launched}`);
 
 let up: OAuthServers;
 let dev: DevServer;
@@ -47,6 +52,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await chromium?.close();
   await dev?.stop();
   await up?.stop();
 });
@@ -235,6 +241,25 @@ describe("links that are refused", () => {
     linkOf(await call(hank, "mcp__accounts__whoami"), "accounts");
     expect((await hanks.get(stopped.url)).status).toBe(200);
     expect(await call(hank, "mcp__accounts__whoami")).toBe("you are hank (token 1)");
+  });
+});
+
+describe.skipIf(!chromium)("the page", () => {
+  it("shows the key's own connections; Disconnect forgets one", async () => {
+    const page = await chromium!.newPage();
+    await page.goto(`${dev.url}/`);
+    await page.fill("#api-key", KEYS.alice);
+    await page.press("#api-key", "Enter");
+    const rows = page.locator(".connections-panel tbody tr");
+    await expect
+      .poll(() => rows.allInnerTexts())
+      .toEqual([expect.stringMatching(/^accounts\tfiles:read\t/), expect.stringMatching(/^demo\t/)]);
+    answers.push(await page.content());
+    await page.click('.connections-panel button[data-server="demo"]');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect((await api("alice", "GET", "/v1/connections")).body.connections.map((c: Json) => c.server)).toEqual(["accounts"]);
+    answers.push(await page.content());
+    await page.close();
   });
 });
 

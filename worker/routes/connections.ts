@@ -18,7 +18,8 @@ const FLOW_COOKIE = "toolsearch_connect";
 
 async function list(c: RouteContext): Promise<Response> {
   const oauthServers = [...requireServers(settings(c.env))].filter(([, s]) => s.oauth).map(([name]) => name);
-  const connections = await AccountsClient.of(c.env, c).connections();
+  // no such servers: no principal object to address (addressing one gives it storage)
+  const connections = oauthServers.length ? await AccountsClient.of(c.env, c).connections() : [];
   return json({ connections, oauthServers } satisfies ConnectionsAnswer);
 }
 
