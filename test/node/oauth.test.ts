@@ -14,6 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browser as browseAs, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
+import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { launchChromium } from "../fixtures/browser.ts";
 import { tempDir } from "./helpers.ts";
@@ -27,18 +28,20 @@ const chromium = typeof launched === "string" ? null : launched;
 if (typeof launched === "string") console.warn(`SKIPPED: the page's connections panel: ${launched}`);
 
 let up: OAuthServers;
+let llm: ScriptedLLM;
 let dev: DevServer;
 let state: string;
 const answers: string[] = [];
 
 beforeAll(async () => {
-  [up, state] = await Promise.all([startOAuthServers(), tempDir("toolsearch-oauth-")]);
+  [up, llm, state] = await Promise.all([startOAuthServers(), startScriptedLLM(), tempDir("toolsearch-oauth-")]);
   dev = await startWranglerDev({
     env: "test",
     persistTo: state,
     vars: {
       CATALOG: "oauth@1.0.0.json",
       SERVERS: up.servers,
+      OPENAI_BASE_URL: llm.url,
       OPENAI_API_KEY: "unused",
       TOKEN_ENCRYPTION_KEY: "test-token-encryption-key-0123456789abcdef",
       CONNECT_LINK_TTL_SECONDS: String(LINK_TTL_S),
@@ -54,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await chromium?.close();
   await dev?.stop();
+  await llm?.close();
   await up?.stop();
 });
 
@@ -147,6 +151,26 @@ describe("connect on first use", () => {
     const page = await browser("alice").get(link);
     expect(page.status).toBe(200);
     expect(await call("alice", "mcp__demo__greet", { name: "Alice" })).toBe("Hello, Alice!");
+  });
+
+  it("an edge round of the chat endpoint: the model gets the link as the tool's result, and once connected the answer", async () => {
+    const kim = { asserted: "kim" };
+    const ask = async () => {
+      const res = await fetch(`${dev.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { ...headers(kim), "x-toolsearch-execution": "edge" },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: `whoami: who am I? (${Math.random()})` }] }),
+      });
+      const text = await res.text();
+      answers.push(text);
+      return JSON.parse(text).choices[0].message.content as string;
+    };
+    expect(await ask()).toMatch(/^Done with mcp__accounts__whoami: Error: connect your accounts account: /);
+    // what the model was given as the tool's result: the whole link
+    const toolMessage = llm.requests.at(-1)!.body.messages.at(-1)!;
+    expect(toolMessage.role).toBe("tool");
+    await browser("kim").get(linkOf(String(toolMessage.content).replace(/^Error: /, ""), "accounts"));
+    expect(await ask()).toBe("Done with mcp__accounts__whoami: you are kim (token 1)");
   });
 
   it("the MCP gateway answers the link as callTool's result, and the listing does not depend on connection state", async () => {

@@ -12,7 +12,7 @@ import { sha256Hex } from "../core/canonical.ts";
 import type { ServerConfig } from "../core/servers.ts";
 import { settings } from "../settings.ts";
 import { authorizationUrl, clientFor, discover, exchange, refresh, revoke, type ClientInfo, type Grant, type ServerAuth } from "./oauth.ts";
-import { linkUrl, randomToken, type Principal, principalToken } from "./principal-names.ts";
+import { linkUrl, principalOfName, principalToken, randomToken, type Principal } from "./principal-names.ts";
 import { PrincipalStore } from "./principal-store.ts";
 import { open, seal, sealingSecret } from "./sealed.ts";
 
@@ -38,7 +38,14 @@ export class PrincipalRole extends RpcTarget {
   private readonly principal: Principal;
   private readonly refreshing = new Map<string, Promise<TokenAnswer>>();
 
-  constructor(sql: SqlStorage, env: Env, principal: Principal) {
+  /** The role of the object named `name`; a session object (any other name) has none. */
+  static of(name: string | undefined, sql: SqlStorage, env: Env): PrincipalRole {
+    const p = principalOfName(name);
+    if (!p) throw new Error("a session object has no principal role");
+    return new PrincipalRole(sql, env, p);
+  }
+
+  private constructor(sql: SqlStorage, env: Env, principal: Principal) {
     super();
     this.store = new PrincipalStore(sql);
     this.env = env;

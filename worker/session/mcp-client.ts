@@ -8,7 +8,8 @@
 // 404 on a stored session means the server expired it: re-initialize, call again, and say so.
 // No standalone GET stream is opened (the custom fetch answers GET 405, which the SDK accepts):
 // nothing server-initiated is needed, and an open stream would pin the object in memory. With
-// `onProgress`, the call carries a progressToken and the server's progress goes to it.
+// `onProgress`, the call carries a progressToken and the server's progress goes to it. A 401 is
+// the failure `unauthorized` (a per-user token refused: session/credentials.ts refreshes it).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -62,22 +63,22 @@ const CLIENT_INFO = { name: "toolsearch-edge", version: "1.0.0" };
 /** A request that got no answer at all: refused, reset or unresolvable before any response came. */
 class NoResponse extends UpstreamFailure {}
 
+/** The header sets of calls a server answered 401 (each call's set is its own object: credentials.ts). */
+const refused = new WeakSet<Record<string, string>>();
+
 /**
- * The transport's fetch: adds the server's headers, declines the GET stream, turns a fetch that
+ * The transport's fetch: adds the server's headers, notes a 401 (`refused`), declines the GET stream, turns a fetch that
  * got no response into NoResponse, and keeps the notifications it sends (`sent`) so a
  * cancellation can be awaited before the client closes (closing aborts whatever is in flight).
  */
-function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[], seen?: { unauthorized: boolean }): typeof fetch {
+function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[]): typeof fetch {
   return ((url: URL | RequestInfo, init?: RequestInit) => {
     // the standalone server-to-client stream (the only GET this transport makes): declined
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
     const h = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
     const res = fetch(url, { ...init, headers: h }).then(
-      (r) => {
-        if (r.status === 401 && seen) seen.unauthorized = true;
-        return r;
-      },
+      (r) => (r.status === 401 && refused.add(headers), r),
       (e: unknown) => {
         throw new NoResponse(
           "transport_error",
@@ -95,7 +96,6 @@ async function connect(
   headers: Record<string, string>,
   stored: UpstreamSession | null,
   sent: Promise<unknown>[],
-  seen: { unauthorized: boolean },
 ): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   // Each call is a new client on a shared server session, and the SDK numbers requests from 0:
@@ -104,7 +104,7 @@ async function connect(
   Reflect.set(client, "_requestMessageId", 1 + Math.floor(Math.random() * 2 ** 30));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     sessionId: stored?.sessionId,
-    fetch: transportFetch(headers, sent, seen),
+    fetch: transportFetch(headers, sent),
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
   });
   if (stored) transport.setProtocolVersion(stored.protocolVersion);
@@ -113,7 +113,7 @@ async function connect(
     return { client, transport };
   } catch (e) {
     // a server that speaks only the old HTTP+SSE transport refuses the initialize POST with a 4xx
-    if (stored || seen.unauthorized || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
+    if (stored || refused.has(headers) || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
     const sse = new SSEClientTransport(new URL(server.url), {
       requestInit: { headers },
       eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) },
@@ -160,10 +160,9 @@ async function once(
   headers: Record<string, string>,
   stored: UpstreamSession | null,
   { tool, args, signal, onProgress }: ToolCallRequest,
-  seen: { unauthorized: boolean },
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const sent: Promise<unknown>[] = [];
-  const { client, transport } = await connect(server, headers, stored, sent, seen);
+  const { client, transport } = await connect(server, headers, stored, sent);
   // a broken response stream is reported through onerror while the request waits: fail the call
   // (a request that got no response at all rejects the call itself, with its own wording)
   const broken = new Promise<never>((_, reject) => {
@@ -198,22 +197,14 @@ async function once(
   }
 }
 
-/** Call `tool` on the server, resuming `stored` when given. */
-export async function callRemote(
-  server: ServerConfig,
-  headers: Record<string, string>,
-  stored: UpstreamSession | null,
-  request: ToolCallRequest,
-): Promise<RemoteCall> {
-  const seen = { unauthorized: false };
-  try {
-    return await callOnce(server, headers, stored, request, seen);
-  } catch (e) {
-    // a 401 anywhere (the 2026 probe, initialize, the call): the credentials were refused
-    if (seen.unauthorized && !request.signal?.aborted)
+/** Call `tool` on the server, resuming `stored` when given; a 401 anywhere is the failure `unauthorized`. */
+export async function callRemote(...args: Parameters<typeof callOnce>): Promise<RemoteCall> {
+  const [, headers, , request] = args;
+  return callOnce(...args).catch((e: unknown) => {
+    if (refused.has(headers) && !request.signal?.aborted)
       throw new UpstreamFailure("unauthorized", "HTTP 401: the server refused the credentials");
     throw e;
-  }
+  });
 }
 
 async function callOnce(
@@ -221,16 +212,14 @@ async function callOnce(
   headers: Record<string, string>,
   stored: UpstreamSession | null,
   request: ToolCallRequest,
-  seen: { unauthorized: boolean },
 ): Promise<RemoteCall> {
   const { signal } = request;
   // a server not called yet is asked server/discover first; one that speaks MCP 2026-07-28 keeps no
   // session, so its calls are single requests: nothing to resume, recover or DELETE
   if (!stored || stored.discover) {
-    let modern = await callModern(server, transportFetch(headers, [], seen), stored?.discover ?? null, request);
+    let modern = await callModern(server, transportFetch(headers, []), stored?.discover ?? null, request);
     // the server refused a call as 2026-07-28 (an older server came back at its URL): ask it again, once
-    if (modern.kind === "failed" && modern.refused && stored)
-      modern = await callModern(server, transportFetch(headers, [], seen), null, request);
+    if (modern.kind === "failed" && modern.refused && stored) modern = await callModern(server, transportFetch(headers, []), null, request);
     if (modern.kind === "failed") throw new UpstreamFailure(modern.failure, modern.message);
     if (modern.kind === "result") {
       const session = { sessionId: "", protocolVersion: MODERN_PROTOCOL, discover: modern.discover };
@@ -239,7 +228,7 @@ async function callOnce(
   }
   if (stored && !stored.sessionId) stored = null; // a legacy server without sessions: initialize each call
   try {
-    return { ...(await once(server, headers, stored, request, seen)), reinitialized: false };
+    return { ...(await once(server, headers, stored, request)), reinitialized: false };
   } catch (e) {
     if (stored && expired(e)) {
       // fall through to one retry in a new session. Safe even for a non-idempotent tool: the server
@@ -254,7 +243,7 @@ async function callOnce(
     } else throw classify(e, server, signal);
   }
   try {
-    return { ...(await once(server, headers, null, request, seen)), reinitialized: true };
+    return { ...(await once(server, headers, null, request)), reinitialized: true };
   } catch (e) {
     throw classify(e, server, signal);
   }

@@ -8,12 +8,9 @@
 // the two). cancel(key) aborts the calls a caller named (its client went away; session/cancel.ts).
 // Deletion cancels every call in flight, closes the upstream sessions and removes everything but
 // undelivered audit rows, which stay until D1 has them; then the storage is dropped. An object
-// named `principal:<tenant>/<user>` plays the principal role instead (principal()): that user's
-// upstream accounts, with tables of its own; it never holds a session.
+// named `principal:<tenant>/<user>` is that user's upstream accounts instead (principal()).
 
 import { DurableObject } from "cloudflare:workers";
-import { AccountsClient } from "../accounts/accounts-client.ts";
-import { principalOfName } from "../accounts/principal-names.ts";
 import { PrincipalRole } from "../accounts/principal-role.ts";
 import type { AuditQuery } from "../core/audit.ts";
 import { argsDigest } from "../core/call-result.ts";
@@ -49,10 +46,7 @@ export class SessionDO extends DurableObject<Env> {
   private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
   private role?: PrincipalRole;
   /** the session principal's tokens, held a few seconds (token-cache.ts) */
-  private readonly tokens = new TokenCache(() => {
-    const init = this.store.init();
-    return AccountsClient.of(this.env, { tenant: init?.tenant ?? "", user: init?.user ?? "" });
-  });
+  private readonly tokens = new TokenCache(this.env, () => this.store.init());
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -192,9 +186,7 @@ export class SessionDO extends DurableObject<Env> {
 
   /** The principal role, for an object named `principal:<tenant>/<user>` only (accounts/principal-role.ts). */
   principal(): PrincipalRole {
-    const p = principalOfName(this.ctx.id.name);
-    if (!p) throw new Error("a session object has no principal role");
-    return (this.role ??= new PrincipalRole(this.sql, this.env, p));
+    return (this.role ??= PrincipalRole.of(this.ctx.id.name, this.sql, this.env));
   }
 
   /**

@@ -6,7 +6,7 @@
 // working in a session for up to HOLD_MS where the server offers no revocation (with revocation,
 // the server's 401 sends the call to the principal, which answers a link).
 
-import type { AccountsClient } from "../accounts/accounts-client.ts";
+import { AccountsClient } from "../accounts/accounts-client.ts";
 import type { TokenAnswer } from "../accounts/principal-role.ts";
 
 export type Accounts = Pick<AccountsClient, "token" | "rejected" | "drop">;
@@ -15,11 +15,18 @@ const HOLD_MS = 10_000;
 
 export class TokenCache implements Accounts {
   private readonly held = new Map<string, { token: string; until: number }>();
-  private readonly accounts: () => Accounts;
+  private readonly env: Env;
+  private readonly init: () => { tenant?: string; user?: string } | null;
 
-  /** `accounts`: the principal's client (built on first use: the session's principal is known then) */
-  constructor(accounts: () => Accounts) {
-    this.accounts = accounts;
+  /** `init`: the session's frozen fields, read on use (an object gets its session after it starts) */
+  constructor(env: Env, init: () => { tenant?: string; user?: string } | null) {
+    this.env = env;
+    this.init = init;
+  }
+
+  private accounts(): Accounts {
+    const i = this.init();
+    return AccountsClient.of(this.env, { tenant: i?.tenant ?? "", user: i?.user ?? "" });
   }
 
   private keep(server: string, answer: TokenAnswer): TokenAnswer {
