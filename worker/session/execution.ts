@@ -17,7 +17,6 @@ import { ToolsearchError, type ErrorCode } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { closestNames } from "../core/search.ts";
 import { redact, resolveHeaders } from "../core/servers.ts";
-import type { Accounts } from "./token-cache.ts";
 import { checkArguments } from "../core/tool-args.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
@@ -25,6 +24,7 @@ import type { Settings } from "../settings.ts";
 import { callAsUser, connectResult, credentialsFor, NeedsConnection, type Credentials } from "./credentials.ts";
 import { callRemote, closeRemote, UpstreamFailure, type Progress } from "./mcp-client.ts";
 import type { ServerSessions } from "./server-sessions.ts";
+import type { Accounts } from "./token-cache.ts";
 import type { SessionInit } from "./state.ts";
 
 /**
