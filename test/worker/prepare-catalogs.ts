@@ -77,7 +77,11 @@ export async function prepareWorkerCatalogs(): Promise<void> {
     await writeFile(join(TEST_CATALOGS, `.${server}.tools.json`), JSON.stringify({ tools }));
   const oauth = await buildCatalog(
     parseConfig(
-      { name: "oauth", version: "1.0.0", mcpServers: Object.fromEntries(Object.keys(OAUTH_TOOLS).map((s) => [s, { tools: `.${s}.tools.json` }])) },
+      {
+        name: "oauth",
+        version: "1.0.0",
+        mcpServers: Object.fromEntries(Object.keys(OAUTH_TOOLS).map((s) => [s, { tools: `.${s}.tools.json` }])),
+      },
       TEST_CATALOGS,
     ),
   );
