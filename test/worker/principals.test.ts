@@ -10,12 +10,14 @@ import { callWith, d1Rows, EDGE, KEY_A, sessionObject, type Json } from "./helpe
 const ALICE = "principal-key-alice-0000";
 const BOB = "principal-key-bob-000000";
 const BACKEND = "principal-key-backend-00";
+const ADMIN = "principal-key-acme-admin0";
 const KEYS = {
   API_KEYS: JSON.stringify({
     [KEY_A]: "tenant-a",
     [ALICE]: { tenant: "acme", user: "alice" },
     [BOB]: { tenant: "acme", user: "bob" },
     [BACKEND]: { tenant: "acme", assertsUser: true },
+    [ADMIN]: "acme",
   }),
 };
 const as = (key: string, user?: string) => ({ authorization: `Bearer ${key}`, ...(user ? { "x-toolsearch-user": user } : {}) });
@@ -53,6 +55,15 @@ describe("principals", () => {
       ["acme", "alice"],
       ["acme", "alice"],
     ]);
+    // the tenant's trail from D1: a user's key sees only its own events, the tenant's key everyone's
+    const b = await create(as(BOB));
+    await api(as(BOB), "POST", `/v1/sessions/${b.id}/tool-search`, { query: "select:mcp__shop__get_order" });
+    await runDurableObjectAlarm(sessionObject(b.id, "acme"));
+    const users = async (key: string) =>
+      new Set(((await api(as(key), "GET", "/v1/audit?limit=500")).body.events as Json[]).map((e) => e.user));
+    expect(await users(ALICE)).toEqual(new Set(["alice"]));
+    expect(await users(BOB)).toEqual(new Set(["bob"]));
+    expect(await users(ADMIN)).toEqual(new Set(["alice", "bob"]));
   });
 
   it("x-toolsearch-user from a key without assertsUser is a 403; a malformed user a 400", async () => {

@@ -151,6 +151,8 @@ export interface AuditQuery {
   /** events older than this id (the previous page's cursor) */
   before?: string;
   limit: number;
+  /** only this user's events (set from the caller's key, never from the query: a user sees only their own) */
+  user?: string;
 }
 
 export const AUDIT_MAX_LIMIT = 500;
@@ -208,6 +210,7 @@ export function auditWhere(q: AuditQuery, tenant?: string): { where: string; bin
   const binds: unknown[] = [];
   const add = (sql: string, v: unknown) => (clauses.push(sql), binds.push(v));
   if (tenant !== undefined) add("tenant = ?", tenant);
+  if (q.user) add("user = ?", q.user);
   if (q.session) add("session = ?", q.session);
   if (q.tool) add("tool = ?", q.tool);
   if (q.outcome) add("outcome = ?", q.outcome);
