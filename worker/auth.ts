@@ -1,17 +1,36 @@
-// API keys and tenants. Every /v1/* and /mcp request needs `Authorization: Bearer <key>`; the secret
-// API_KEYS maps keys to tenants as JSON `{ "<key>": "<tenant>" }`. Keys are compared as SHA-256
-// digests with crypto.subtle.timingSafeEqual, every configured key each time, so neither the
-// answer's timing nor its body tells a caller how close a guess was. A missing or wrong key is a
-// 401 and says nothing else. The digest of a key that matched is kept for the isolate's life, so
-// a client's next requests skip hashing it (RESULTS.md section 8 measures what that costs).
+// API keys and who is calling. Every /v1/* and /mcp request needs `Authorization: Bearer <key>`;
+// the secret API_KEYS maps each key to a tenant, `{ "<key>": "<tenant>" }`, or to a tenant and a
+// user, `{ "<key>": { "tenant": "...", "user": "..." } }`. A key with `"assertsUser": true` may
+// name the user per request in `x-toolsearch-user` (a backend that authenticates its own users);
+// without the header its own `user` (if any) holds. The (tenant, user) pair is the principal:
+// sessions are issued for it and freeze it, and per-user upstream accounts are kept under it.
+// Keys are compared as SHA-256 digests with crypto.subtle.timingSafeEqual, every configured key
+// each time, so neither the answer's timing nor its body tells a caller how close a guess was. A
+// missing or wrong key is a 401 and says nothing else. The digest of a key that matched is kept
+// for the isolate's life, so a client's next requests skip hashing it (RESULTS.md section 8).
 
 import { ToolsearchError } from "./core/errors.ts";
 
 export const TENANT_RE = /^[A-Za-z0-9_.-]{1,64}$/;
+export const USER_RE = /^[A-Za-z0-9_.@+-]{1,128}$/;
+export const USER_HEADER = "x-toolsearch-user";
+
+/** Who is calling: the key's tenant, and the user ("" when the key names none). */
+export interface Principal {
+  tenant: string;
+  user: string;
+}
+
+interface KeyEntry {
+  digest: ArrayBuffer;
+  tenant: string;
+  user: string;
+  assertsUser: boolean;
+}
 
 interface Keys {
   raw: string | undefined;
-  digests: Array<{ digest: ArrayBuffer; tenant: string }>;
+  digests: KeyEntry[];
 }
 
 let cached: Keys | undefined;
@@ -26,6 +45,22 @@ async function digest(text: string): Promise<ArrayBuffer> {
   return crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
 }
 
+const SHAPE = 'expected {"<key>": "<tenant>"} or {"<key>": {"tenant": "...", "user": "...", "assertsUser": false}}';
+
+/** One API_KEYS value: a tenant string, or { tenant, user?, assertsUser? }. */
+function entryOf(value: unknown): Omit<KeyEntry, "digest"> {
+  const e: Record<string, unknown> = typeof value === "string" ? { tenant: value } : value && typeof value === "object" ? { ...value } : {};
+  const unknown = Object.keys(e).find((k) => !["tenant", "user", "assertsUser"].includes(k));
+  if (unknown) throw new ToolsearchError("internal", `API_KEYS: "${unknown.slice(0, 40)}" is not a key setting; ${SHAPE}`);
+  if (typeof e.tenant !== "string" || !TENANT_RE.test(e.tenant))
+    throw new ToolsearchError("internal", "API_KEYS: every tenant must be 1-64 letters, digits, _ . or -");
+  if (e.user !== undefined && (typeof e.user !== "string" || !USER_RE.test(e.user)))
+    throw new ToolsearchError("internal", "API_KEYS: a user must be 1-128 letters, digits, _ . @ + or -");
+  if (e.assertsUser !== undefined && typeof e.assertsUser !== "boolean")
+    throw new ToolsearchError("internal", "API_KEYS: assertsUser must be true or false");
+  return { tenant: e.tenant, user: (e.user as string | undefined) ?? "", assertsUser: e.assertsUser === true };
+}
+
 async function keys(raw: string | undefined): Promise<Keys> {
   if (cached && cached.raw === raw) return cached;
   if (!raw)
@@ -34,17 +69,15 @@ async function keys(raw: string | undefined): Promise<Keys> {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new ToolsearchError("internal", 'API_KEYS is not valid JSON; expected {"<key>": "<tenant>", ...}');
+    throw new ToolsearchError("internal", `API_KEYS is not valid JSON; ${SHAPE}`);
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed) || !Object.keys(parsed).length) {
-    throw new ToolsearchError("internal", 'API_KEYS must be a non-empty JSON object {"<key>": "<tenant>", ...}');
+    throw new ToolsearchError("internal", `API_KEYS must be a non-empty JSON object; ${SHAPE}`);
   }
-  const digests = [];
-  for (const [key, tenant] of Object.entries(parsed as Record<string, unknown>)) {
+  const digests: KeyEntry[] = [];
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (key.length < 16) throw new ToolsearchError("internal", "API_KEYS: every key must be at least 16 characters");
-    if (typeof tenant !== "string" || !TENANT_RE.test(tenant))
-      throw new ToolsearchError("internal", "API_KEYS: every tenant must be 1-64 letters, digits, _ . or -");
-    digests.push({ digest: await digest(key), tenant });
+    digests.push({ digest: await digest(key), ...entryOf(value) });
   }
   cached = { raw, digests };
   return cached;
@@ -52,19 +85,29 @@ async function keys(raw: string | undefined): Promise<Keys> {
 
 const DENIED = "missing or invalid API key (send Authorization: Bearer <key>)";
 
-/** The tenant of the request's key; 401 without a valid one. */
-export async function authenticate(request: Request, apiKeys: string | undefined): Promise<string> {
+/** The principal of the request's key; 401 without a valid one. */
+export async function authenticate(request: Request, apiKeys: string | undefined): Promise<Principal> {
   const { digests } = await keys(apiKeys);
   const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
   if (!m) throw new ToolsearchError("unauthorized", DENIED);
   const key = m[1]!;
   const given = matched.get(key) ?? (await digest(key));
-  let tenant: string | undefined;
-  for (const k of digests) if (crypto.subtle.timingSafeEqual(given, k.digest)) tenant = k.tenant;
-  if (!tenant) throw new ToolsearchError("unauthorized", DENIED);
+  let found: KeyEntry | undefined;
+  for (const k of digests) if (crypto.subtle.timingSafeEqual(given, k.digest)) found = k;
+  if (!found) throw new ToolsearchError("unauthorized", DENIED);
   if (!matched.has(key)) {
     if (matched.size >= MATCHED_MAX) matched.clear(); // keys replaced many times in one isolate's life
     matched.set(key, given);
   }
-  return tenant;
+  const asserted = request.headers.get(USER_HEADER);
+  if (asserted === null) return { tenant: found.tenant, user: found.user };
+  if (!found.assertsUser)
+    throw new ToolsearchError("forbidden", `${USER_HEADER}: this API key may not name a user (API_KEYS: "assertsUser": true)`);
+  if (!USER_RE.test(asserted)) throw new ToolsearchError("bad_request", `${USER_HEADER}: must be 1-128 letters, digits, _ . @ + or -`);
+  return { tenant: found.tenant, user: asserted };
+}
+
+/** The namespace sessions are issued in: the tenant, or the tenant and the user (ids.ts, create.ts). */
+export function principalScope(p: Pick<Principal, "tenant"> & Partial<Principal>): string {
+  return p.user ? `${p.tenant}\u0000${p.user}` : p.tenant;
 }

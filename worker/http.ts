@@ -38,6 +38,8 @@ export interface RouteContext {
   url: URL;
   /** the API key's tenant on /v1/* and /mcp ("" on open routes) */
   tenant: string;
+  /** the key's user, or the one an assertsUser key named (x-toolsearch-user); "" when none (worker/auth.ts) */
+  user: string;
   /** the catalog label for the x-catalog header, when a route knows a more specific one */
   setCatalogLabel(label: string): void;
 }

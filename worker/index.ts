@@ -15,6 +15,7 @@ import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
+import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pageRoutes } from "./routes/page.ts";
 import { responsesRoutes } from "./routes/responses.ts";
@@ -33,6 +34,7 @@ const routes: Route[] = [
   ...chatRoutes,
   ...responsesRoutes,
   ...mcpRoutes,
+  ...connectionRoutes,
 ];
 
 /** Paths behind API keys: the REST and chat API, and the MCP gateway. */
@@ -83,10 +85,10 @@ export default {
     const url = new URL(request.url);
     let label: string | undefined;
     let response: Response;
-    let tenant = "";
+    let principal = { tenant: "", user: "" };
     const found = match(request.method, url.pathname);
     try {
-      if (isProtected(url.pathname)) tenant = await authenticate(request, env.API_KEYS);
+      if (isProtected(url.pathname)) principal = await authenticate(request, env.API_KEYS);
       const config = settings(env);
       const pinned = config.catalogFile;
       // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
@@ -99,7 +101,15 @@ export default {
       if (found === null) throw new ToolsearchError("not_found", `no route ${request.method} ${url.pathname.slice(0, 200)}`);
       if (found === "wrong-method")
         throw new ToolsearchError("method_not_allowed", `${request.method} is not allowed on ${url.pathname.slice(0, 200)}`);
-      const c: RouteContext = { request, env, ctx, url, tenant, params: decodeParams(found.params), setCatalogLabel: (l) => (label = l) };
+      const c: RouteContext = {
+        request,
+        env,
+        ctx,
+        url,
+        ...principal,
+        params: decodeParams(found.params),
+        setCatalogLabel: (l) => (label = l),
+      };
       response = await found.route.handler(c);
     } catch (e) {
       const err = toError(e, `${request.method} ${url.pathname.slice(0, 200)}`);

@@ -1,7 +1,7 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstream (OPENAI_API_KEY is a secret), and edge
-// execution (SERVERS, result cap, audit arguments, edge-call rounds), and the browser origins the
-// MCP gateway allows. Parsed once per isolate; a bad value is a clear 500-class config error,
+// execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links' lifetime), and
+// the browser origins the MCP gateway allows. Parsed once per isolate; a bad value is a clear 500-class config error,
 // except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
 // reported by configReport (the log, GET /healthz).
 
@@ -29,6 +29,8 @@ export interface Settings {
   mcpAllowedOrigins: ReadonlySet<string> | "*";
   /** AUDIT_ARGUMENTS=store keeps argument values in audit rows (default: digest and size only) */
   storeArguments: boolean;
+  /** how long a connect link (per-user OAuth servers) stays valid, unused */
+  connectLinkTtlMs: number;
   /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
   secret(name: string): string | undefined;
 }
@@ -112,6 +114,7 @@ export function settings(env: Env): Settings {
     maxEdgeRounds: positive(env, "MAX_EDGE_ROUNDS", 8, 1),
     storeArguments: audit === "store",
     mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
+    connectLinkTtlMs: positive(env, "CONNECT_LINK_TTL_SECONDS", 600) * 1000,
     secret: (name) => {
       const value: unknown = Reflect.get(env, name);
       return typeof value === "string" && value ? value : undefined;

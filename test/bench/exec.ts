@@ -5,7 +5,8 @@
 // call, as the project's audit is), through the project's REST call route and
 // through its /mcp tools/call, and pings the baseline with and without the assets router in front.
 // Then the sub-costs inside workerd (SDK server per request, SHA-256 of the key) and calls per
-// second. `-- faults` runs the fault scenarios under load instead (exec-faults.ts). `--write`
+// second. `-- faults` runs the fault scenarios under load instead (exec-faults.ts), `-- oauth` what a
+// stored per-user token adds to a call (exec-oauth.ts). `--write`
 // replaces this mode's part of RESULTS.md section 8.
 import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { prepareWorkerCatalogs } from "../worker/prepare-catalogs.ts";
 import { BENCH_WORK, ROOT } from "./catalogs.ts";
 import { Api, fmt, HEADERS, pct, pool, startProject } from "./exec-rig.ts";
 import { runFaults } from "./exec-faults.ts";
+import { runOAuth } from "./exec-oauth.ts";
 import { machineLine, pinnedDemo, replacePart } from "./results.ts";
 
 const { values, positionals } = parseArgs({
@@ -33,10 +35,10 @@ const MICRO = { server: 5000, digest: 20000 };
 const PORTS = { project: 19000, baseline: 19001, assets: 19002, everything: 19010, fixture: 19011, legacy: 19012 };
 export const SECTION = "## 8. Edge execution";
 export const INTRO = [
-  "`npm run bench:exec` (test/bench/exec.ts) and `npm run bench:exec -- faults` (test/bench/exec-faults.ts), each with `--write`: `wrangler dev` (workerd, local Durable Objects and D1) on a 2-core machine shared with other work, so read rows of one table against each other.",
+  "`npm run bench:exec` (test/bench/exec.ts), `npm run bench:exec -- faults` (test/bench/exec-faults.ts) and `npm run bench:exec -- oauth` (test/bench/exec-oauth.ts), each with `--write`: `wrangler dev` (workerd, local Durable Objects and D1) on a 2-core machine shared with other work, so read rows of one table against each other.",
   "server-everything (Streamable HTTP) and the fixture server (test/fixtures/mcp-http-server.ts) run as Node processes on 127.0.0.1.",
 ].join("\n");
-export const PARTS = ["### Latency", "### Faults"];
+export const PARTS = ["### Latency", "### Faults", "### Per-user tokens"];
 
 async function timed(f: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
@@ -197,7 +199,8 @@ async function latency(): Promise<string> {
 }
 
 const started = performance.now();
-const part = positionals[0] === "faults" ? await runFaults() : await latency();
+const mode = positionals[0];
+const part = mode === "faults" ? await runFaults() : mode === "oauth" ? await runOAuth(ROUNDS) : await latency();
 console.log(part);
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
 if (values.write) await replacePart(SECTION, INTRO, PARTS, part);

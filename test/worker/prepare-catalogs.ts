@@ -4,7 +4,8 @@
 // catalog of two LiveMCPBench servers (ppt has 35 tools), a shop catalog in the old format v1, the
 // `edge` catalog (server-everything and the edge fixture, snapshotted over stdio) that the edge
 // execution tests call over HTTP, the `modern` catalog (the MCP 2026-07-28 fixture, called over HTTP
-// by test/node/upstream-2026.test.ts); and the page's bundle in page/ (the vitest plugin runs no
+// by test/node/upstream-2026.test.ts), the `oauth` catalog (servers that authorize each user:
+// test/fixtures/oauth-servers.ts); and the page's bundle in page/ (the vitest plugin runs no
 // wrangler [build] command).
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -12,6 +13,7 @@ import { buildCatalog } from "../../cli/lib/build.ts";
 import { parseConfig } from "../../cli/lib/config.ts";
 import { writePage } from "../../cli/lib/page.ts";
 import { EDGE_CATALOG_SERVERS, MODERN_CATALOG_SERVERS } from "../fixtures/edge-servers.ts";
+import { OAUTH_TOOLS } from "../fixtures/oauth-servers.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 export const TEST_CATALOGS = join(ROOT, "test/worker/catalogs");
@@ -70,6 +72,21 @@ export async function prepareWorkerCatalogs(): Promise<void> {
   await writeFile(join(TEST_CATALOGS, "shop@1.0.0.000000000000.json"), v1); // name claims another hash
   const edge = await buildCatalog(parseConfig({ name: "edge", version: "1.0.0", mcpServers: EDGE_CATALOG_SERVERS }, TEST_CATALOGS));
   await writeFile(join(TEST_CATALOGS, "edge@1.0.0.json"), edge.text);
+  // per-user OAuth servers (test/node/oauth.test.ts): the SDK's example server and the accounts fixture
+  for (const [server, tools] of Object.entries(OAUTH_TOOLS))
+    await writeFile(join(TEST_CATALOGS, `.${server}.tools.json`), JSON.stringify({ tools }));
+  const oauth = await buildCatalog(
+    parseConfig(
+      {
+        name: "oauth",
+        version: "1.0.0",
+        mcpServers: Object.fromEntries(Object.keys(OAUTH_TOOLS).map((s) => [s, { tools: `.${s}.tools.json` }])),
+      },
+      TEST_CATALOGS,
+    ),
+  );
+  for (const server of Object.keys(OAUTH_TOOLS)) await rm(join(TEST_CATALOGS, `.${server}.tools.json`));
+  await writeFile(join(TEST_CATALOGS, "oauth@1.0.0.json"), oauth.text);
   const modern = await buildCatalog(parseConfig({ name: "modern", version: "1.0.0", mcpServers: MODERN_CATALOG_SERVERS }, TEST_CATALOGS));
   await writeFile(join(TEST_CATALOGS, "modern@1.0.0.json"), modern.text);
 }

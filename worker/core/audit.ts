@@ -8,7 +8,9 @@ import { ToolsearchError } from "./errors.ts";
 export type AuditType = "search" | "activation" | "call" | "denial";
 // `started`: a call's row written before it is sent (write-ahead), completed with its outcome when
 // it ends; `unknown`: still started when its session object restarted (the answer was lost);
-// `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent.
+// `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent;
+// `needs_connection`: the server authorizes each user (OAuth) and this one has not connected it
+// (or the grant is gone): the answer is a connect link, nothing was sent.
 export const AUDIT_OUTCOMES = [
   "ok",
   "tool_error",
@@ -20,6 +22,7 @@ export const AUDIT_OUTCOMES = [
   "unknown",
   "denied",
   "invalid_arguments",
+  "needs_connection",
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial"];
@@ -49,6 +52,8 @@ export interface AuditRow {
   id: string;
   at: number;
   tenant: string;
+  /** the user of the session's principal (null: the key names none) */
+  user: string | null;
   session: string;
   type: AuditType;
   tool: string | null;
@@ -83,6 +88,7 @@ export const AUDIT_COLUMNS = [
   "arguments",
   "via",
   "client",
+  "user",
 ] as const;
 
 export function eventId(at: number, seq: number, random: Uint8Array): string {
@@ -90,11 +96,12 @@ export function eventId(at: number, seq: number, random: Uint8Array): string {
   return `ev_${at.toString(16).padStart(12, "0")}${(seq % 0x1000000).toString(16).padStart(6, "0")}${hex}`;
 }
 
-export function auditRow(e: AuditInput, at: number, id: string, tenant: string, session: string): AuditRow {
+export function auditRow(e: AuditInput, at: number, id: string, owner: { tenant: string; user?: string }, session: string): AuditRow {
   return {
     id,
     at,
-    tenant,
+    tenant: owner.tenant,
+    user: owner.user || null,
     session,
     type: e.type,
     tool: e.tool,
@@ -130,6 +137,7 @@ export function auditEvent(r: AuditRow) {
     detail: r.detail,
     via: r.via,
     client: r.client ?? null,
+    user: r.user ?? null,
     ...(r.arguments !== null ? { arguments: JSON.parse(r.arguments) as unknown } : {}),
   };
 }
@@ -143,6 +151,8 @@ export interface AuditQuery {
   /** events older than this id (the previous page's cursor) */
   before?: string;
   limit: number;
+  /** only this user's events (set from the caller's key, never from the query: a user sees only their own) */
+  user?: string;
 }
 
 export const AUDIT_MAX_LIMIT = 500;
@@ -200,6 +210,7 @@ export function auditWhere(q: AuditQuery, tenant?: string): { where: string; bin
   const binds: unknown[] = [];
   const add = (sql: string, v: unknown) => (clauses.push(sql), binds.push(v));
   if (tenant !== undefined) add("tenant = ?", tenant);
+  if (q.user) add("user = ?", q.user);
   if (q.session) add("session = ?", q.session);
   if (q.tool) add("tool = ?", q.tool);
   if (q.outcome) add("outcome = ?", q.outcome);

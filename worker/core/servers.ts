@@ -3,20 +3,33 @@
 // Streamable HTTP), `headers`, `timeoutMs`. Given as a wrangler.toml table or as the same JSON in
 // a string (`--var 'SERVERS:{...}'`). `${NAME}` in a header value is a Worker secret, resolved at
 // call time; resolved values are redacted from everything the Worker reports (redact()).
+// `"auth": "oauth"`: the server authorizes each user (MCP authorization, OAuth 2.1): calls carry
+// the calling user's own token (session/principal-role.ts), with optional `scopes`, and `clientId`
+// (`clientSecret` as a `${SECRET}`) where the server offers no dynamic client registration.
 
 import { ToolsearchError } from "./errors.ts";
+
+/** A server whose users each authorize the Worker (OAuth): what the Worker asks for and who it is. */
+export interface OAuthConfig {
+  scopes: string[];
+  clientId?: string;
+  /** the secret's name (`${NAME}` in SERVERS) */
+  clientSecret?: string;
+}
 
 export interface ServerConfig {
   url: string;
   headers: Record<string, string>;
   timeoutMs: number;
+  oauth?: OAuthConfig;
 }
 
 export type Servers = ReadonlyMap<string, ServerConfig>;
 
 export const DEFAULT_SERVER_TIMEOUT_MS = 30_000;
 const SECRET_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const KEYS = new Set(["url", "headers", "timeoutMs"]);
+const KEYS = new Set(["url", "headers", "timeoutMs", "auth", "scopes", "clientId", "clientSecret"]);
+const ONE_SECRET_RE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 const bad = (m: string) => new ToolsearchError("internal", `SERVERS: ${m}`);
 
@@ -36,7 +49,7 @@ export function parseServers(raw: unknown): Servers {
     if (!entry || typeof entry !== "object" || Array.isArray(entry)) throw bad(`${name} must be a table with a url`);
     const e = entry as Record<string, unknown>;
     const unknown = Object.keys(e).find((k) => !KEYS.has(k));
-    if (unknown) throw bad(`${name}.${unknown} is not a setting (url, headers, timeoutMs)`);
+    if (unknown) throw bad(`${name}.${unknown} is not a setting (url, headers, timeoutMs, auth, scopes, clientId, clientSecret)`);
     let url: URL;
     try {
       url = new URL(String(e.url));
@@ -49,9 +62,40 @@ export function parseServers(raw: unknown): Servers {
       throw bad(`${name}.headers must map names to strings`);
     const timeoutMs = e.timeoutMs ?? DEFAULT_SERVER_TIMEOUT_MS;
     if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1) throw bad(`${name}.timeoutMs must be a positive integer`);
-    out.set(name, { url: url.href, headers: headers as Record<string, string>, timeoutMs: timeoutMs as number });
+    const oauth = oauthOf(name, e);
+    out.set(name, {
+      url: url.href,
+      headers: headers as Record<string, string>,
+      timeoutMs: timeoutMs as number,
+      ...(oauth ? { oauth } : {}),
+    });
   }
   return out;
+}
+
+function oauthOf(name: string, e: Record<string, unknown>): OAuthConfig | undefined {
+  if (e.auth === undefined) {
+    const stray = ["scopes", "clientId", "clientSecret"].find((k) => e[k] !== undefined);
+    if (stray) throw bad(`${name}.${stray} needs "auth": "oauth"`);
+    return undefined;
+  }
+  if (e.auth !== "oauth") throw bad(`${name}.auth must be "oauth" (or absent: static headers)`);
+  const scopes = e.scopes ?? [];
+  if (!Array.isArray(scopes) || scopes.some((x) => typeof x !== "string" || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(x)))
+    throw bad(`${name}.scopes must be a list of scope names`);
+  if (e.clientId !== undefined && (typeof e.clientId !== "string" || !e.clientId)) throw bad(`${name}.clientId must be a string`);
+  let clientSecret: string | undefined;
+  if (e.clientSecret !== undefined) {
+    const m = typeof e.clientSecret === "string" ? ONE_SECRET_RE.exec(e.clientSecret) : null;
+    if (!m) throw bad(`${name}.clientSecret must name a Worker secret as "\${NAME}", never the value itself`);
+    if (e.clientId === undefined) throw bad(`${name}.clientSecret needs a clientId`);
+    clientSecret = m[1]!;
+  }
+  return {
+    scopes: scopes as string[],
+    ...(e.clientId ? { clientId: e.clientId as string } : {}),
+    ...(clientSecret ? { clientSecret } : {}),
+  };
 }
 
 /** The names of the secrets a server's headers use. */

@@ -9,6 +9,7 @@
 // and server/discover touch no storage; the object is created on its first call (and again after
 // its idle expiry).
 
+import { principalScope } from "../auth.ts";
 import { canonicalJson, sha256Hex } from "../core/canonical.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
@@ -37,7 +38,7 @@ const MAX = 1000;
 export async function stableSession(c: RouteContext): Promise<{ session: McpSession; init: SessionInit; cat: LoadedCatalog }> {
   const cfg = settings(c.env);
   const req = { ...(await mcpSessionRequest(c, { protocolVersion: MODERN_VERSION })), activation: "proxy" as const };
-  const key = `${c.tenant}\u0000${canonicalJson(req)}`;
+  const key = `${principalScope(c)}\u0000${canonicalJson(req)}`;
   let view = views.get(key);
   if (!view || view.settings !== cfg) {
     const { init, cat } = await sessionInit(c, req, "");
@@ -60,7 +61,7 @@ export async function stableSession(c: RouteContext): Promise<{ session: McpSess
  */
 export function stablePort(c: RouteContext, init: SessionInit): GatewayPort {
   const client = SessionClient.of(c, init.id);
-  const key = `${c.tenant}/${init.id}`;
+  const key = `${principalScope(c)}/${init.id}`;
   const ensure = async (again = false) => {
     if (created.has(key) && !again) return;
     await client.create(init);

@@ -1,7 +1,8 @@
 // The audit trail. GET /v1/audit: the caller's tenant's events across sessions, from D1. GET
 // /v1/sessions/:id/audit: one session's events, from the session's own storage (complete even
 // while delivery to D1 is behind). Both answer `{ events, cursor }`, newest first; filters
-// `session`, `tool`, `outcome`, `type`, `since`, `limit`; pass `cursor` for the next page. D1
+// `session`, `tool`, `outcome`, `type`, `since`, `limit`; pass `cursor` for the next page. A key
+// that names a user sees only that user's events; a tenant's key, all of the tenant's. D1
 // failing is a 503 to retry (the sessions keep their rows meanwhile), not an internal error.
 
 import { parseAuditQuery } from "../core/audit.ts";
@@ -12,7 +13,7 @@ import { SessionClient } from "../session/client.ts";
 import type { AuditPageAnswer } from "../wire/answers.ts";
 
 async function tenantAudit(c: RouteContext): Promise<Response> {
-  const q = parseAuditQuery(c.url.searchParams);
+  const q = { ...parseAuditQuery(c.url.searchParams), ...(c.user ? { user: c.user } : {}) };
   try {
     return json((await queryTenantAudit(c.env.AUDIT, c.tenant, q)) satisfies AuditPageAnswer);
   } catch (e) {

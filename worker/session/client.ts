@@ -1,6 +1,7 @@
 // The one way to reach a session: a typed client around its Durable Object stub. A session's
 // object is named `<tenant>/<id>`, so another tenant's id names an object that holds nothing and
-// answers exactly like an unknown id. The object answers null for "no such session" on every
+// answers exactly like an unknown id. Ids are issued for a principal (the tenant, or the tenant
+// and the user: auth.ts principalScope), so another user's id is the same 404. The object answers null for "no such session" on every
 // method; this client turns that into the one 404 (and forgets what the isolate cached), and a
 // refused call into its coded error. A session's frozen fields never change, so an isolate keeps
 // them: toolSearch and calls then need one object call instead of two. An id not issued for the
@@ -21,6 +22,10 @@ import type { ResponseThread, StoredResponse } from "./response-store.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 import { settings } from "../settings.ts";
 import { issuedFor } from "./ids.ts";
+import { principalScope } from "../auth.ts";
+
+/** What reaching a session needs of a request: who calls, the bindings, and where it came in. */
+export type SessionContext = Pick<RouteContext, "env" | "tenant" | "user"> & Partial<Pick<RouteContext, "url">>;
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 
@@ -45,13 +50,18 @@ export class SessionClient {
   private readonly key: string;
   private readonly target: DurableObjectStub<SessionDO>;
   private readonly issued: Promise<boolean>;
+  /** the Worker's origin as this request reached it: a call's connect links point there */
+  private readonly origin?: string;
 
-  private constructor(c: Pick<RouteContext, "env" | "tenant">, id: string) {
+  private constructor(c: SessionContext, id: string) {
     this.id = id;
-    this.key = `${c.tenant}/${id}`;
+    this.origin = c.url?.origin;
+    this.key = `${principalScope(c)}/${id}`;
     // a stub does not wake its object; `stub()` is what reaches it, after the id's check
-    this.target = c.env.SESSIONS.getByName(this.key);
-    this.issued = frozenCache.has(this.key) ? Promise.resolve(true) : issuedFor(settings(c.env).secret("SESSION_ID_SECRET"), c.tenant, id);
+    this.target = c.env.SESSIONS.getByName(`${c.tenant}/${id}`);
+    this.issued = frozenCache.has(this.key)
+      ? Promise.resolve(true)
+      : issuedFor(settings(c.env).secret("SESSION_ID_SECRET"), principalScope(c), id);
     this.issued.catch(() => {});
   }
 
@@ -62,7 +72,7 @@ export class SessionClient {
   }
 
   /** The client for `id` in the caller's tenant; a malformed id is the same 404 as an unknown one. */
-  static of(c: Pick<RouteContext, "env" | "tenant">, id: string): SessionClient {
+  static of(c: SessionContext, id: string): SessionClient {
     if (!SESSION_ID_RE.test(id)) throw notFound(id);
     return new SessionClient(c, id);
   }
@@ -112,7 +122,7 @@ export class SessionClient {
 
   /** Run a catalog tool through the one execution path; a refusal is an outcome with its code. */
   async run(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
-    const outcome = await (await this.stub()).callTool(name, args, context);
+    const outcome = await (await this.stub()).callTool(name, args, { ...(this.origin ? { origin: this.origin } : {}), ...context });
     if (!outcome) throw this.gone();
     return outcome;
   }

@@ -4,6 +4,7 @@
 
 import { accessFor, accessView } from "../core/access.ts";
 import type { Activation } from "../core/chat.ts";
+import { principalScope } from "../auth.ts";
 import { sha256Hex } from "../core/canonical.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { freezeSession, type SessionRequest } from "../core/frozen.ts";
@@ -31,7 +32,7 @@ const idSecret = (c: Pick<RouteContext, "env">) => settings(c.env).secret("SESSI
 
 /** 128 random bits and the tenant's tag (ids.ts), base64url: unguessable and safe in a URL path. */
 function newSessionId(c: RouteContext): Promise<string> {
-  return sessionIdOf(idSecret(c), c.tenant, crypto.getRandomValues(new Uint8Array(16)));
+  return sessionIdOf(idSecret(c), principalScope(c), crypto.getRandomValues(new Uint8Array(16)));
 }
 
 /**
@@ -39,11 +40,14 @@ function newSessionId(c: RouteContext): Promise<string> {
  * sha256(tenant, key) and the tenant's tag, so every request with that key reaches the same
  * object, with no lookup.
  */
-export async function keyedSessionId(c: Pick<RouteContext, "tenant" | "env">, key: string): Promise<string> {
-  const hex = await sha256Hex(`${c.tenant}\u0000${key}`);
+export async function keyedSessionId(
+  c: Pick<RouteContext, "tenant" | "env"> & Partial<Pick<RouteContext, "user">>,
+  key: string,
+): Promise<string> {
+  const hex = await sha256Hex(`${principalScope(c)}\u0000${key}`);
   return sessionIdOf(
     idSecret(c),
-    c.tenant,
+    principalScope(c),
     Uint8Array.from(hex.slice(0, 32).match(/../g)!, (h) => parseInt(h, 16)),
   );
 }
@@ -124,6 +128,7 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     deferral,
     contextWindow,
     tenant: c.tenant,
+    ...(c.user ? { user: c.user } : {}),
     access,
     execution: req.execution ?? "client",
     storeArguments,

@@ -21,8 +21,10 @@ import { checkArguments } from "../core/tool-args.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import type { Settings } from "../settings.ts";
+import { callAsUser, connectResult, credentialsFor, NeedsConnection, type Credentials } from "./credentials.ts";
 import { callRemote, closeRemote, UpstreamFailure, type Progress } from "./mcp-client.ts";
 import type { ServerSessions } from "./server-sessions.ts";
+import type { Accounts } from "./token-cache.ts";
 import type { SessionInit } from "./state.ts";
 
 /**
@@ -35,6 +37,8 @@ export interface CallContext {
   onProgress?: (p: Progress) => void;
   /** names the call for SessionClient.cancel (an AbortSignal does not cross the object's RPC) */
   key?: string;
+  /** the Worker's origin as the caller reached it: connect links point there (SessionClient sets it) */
+  origin?: string;
 }
 
 /**
@@ -68,6 +72,8 @@ export interface ExecutionPort {
   begin(event: Omit<AuditInput, "outcome">, key?: string): { signal: AbortSignal; end(update: CallEnd): void };
   transaction<T>(fn: () => T): T;
   servers: ServerSessions;
+  /** the session principal's upstream accounts (servers with "auth": "oauth") */
+  accounts: Accounts;
 }
 
 // first opens per (session, server) in flight: concurrent first calls share one server session
@@ -140,16 +146,25 @@ async function runCall(
     const message = `invalid arguments for ${name}: ${check.errors.join("; ")}`;
     return { ok: false, code: "bad_request", message, outcome: "invalid_arguments" };
   }
-  let resolved: { headers: Record<string, string>; secrets: string[] };
+  const origin = context.origin ?? "";
+  let resolved: Credentials;
   try {
-    resolved = resolveHeaders(tool.server, server, cfg.secret);
+    resolved = await credentialsFor(tool.server, server, cfg, port.accounts, origin);
   } catch (e) {
-    // the deployment's configuration (a secret not set): nothing was sent
+    if (e instanceof NeedsConnection) {
+      audit({ type: "call", outcome: "needs_connection", detail: "the user has not connected this server: answered a connect link" });
+      return { ok: true, result: connectResult(tool.server, e.link), outcome: "needs_connection" };
+    }
+    // the deployment's configuration (a secret not set), or a token refresh that failed: nothing was sent
     const message = (e as Error).message;
+    if (!(e instanceof ToolsearchError)) {
+      audit({ type: "call", outcome: "transport_error", detail: message });
+      return { ok: false, code: "server_failed", message, outcome: "transport_error" };
+    }
     audit({ type: "call", outcome: "config_error", detail: message });
-    return { ok: false, code: e instanceof ToolsearchError ? e.code : "internal", message, outcome: "config_error" };
+    return { ok: false, code: e.code, message, outcome: "config_error" };
   }
-  const secrets = resolved.secrets;
+  let secrets = resolved.secrets;
   const key = `${init.id}/${tool.server}`;
   if (!port.servers.get(tool.server) && opening.has(key)) await opening.get(key)!.catch(() => {});
   // write-ahead: the call's row (`started`) in the transaction that reads the session it goes to;
@@ -160,11 +175,11 @@ async function runCall(
   }));
   const startedAt = Date.now();
   try {
-    const pending = callRemote(server, resolved.headers, before, {
-      tool: tool.originalName,
-      args: check.args,
-      signal: call.signal,
-      onProgress: context.onProgress,
+    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress: context.onProgress };
+    const pending = callAsUser(tool.server, server, resolved, port.accounts, origin, (c) => {
+      secrets = c.secrets;
+      resolved = c;
+      return callRemote(server, c.headers, before, request);
     });
     if (!before)
       opening.set(
@@ -196,9 +211,14 @@ async function runCall(
     if (!kept && remote.session) await closeRemote(server, resolved.headers, remote.session).catch(() => {});
     return { ok: true, result, outcome };
   } catch (e) {
+    if (e instanceof NeedsConnection) {
+      const detail = "the server refused the user's token after a refresh: the connection was dropped; answered a connect link";
+      port.transaction(() => call.end({ outcome: "needs_connection", durationMs: Date.now() - startedAt, detail }));
+      return { ok: true, result: connectResult(tool.server, e.link), outcome: "needs_connection" };
+    }
     const failure = e instanceof UpstreamFailure ? e : new UpstreamFailure("transport_error", String((e as Error)?.message ?? e));
     const message = redact(failure.message, secrets);
-    const outcome: AuditOutcome = failure.kind;
+    const outcome: AuditOutcome = failure.kind === "unauthorized" ? "transport_error" : failure.kind;
     port.transaction(() => call.end({ outcome, durationMs: Date.now() - startedAt, detail: message }));
     // cancelled: by a deletion of the session (its answer is the 404), or by the client, which no longer waits for one
     const what =
@@ -219,7 +239,8 @@ export async function closeServerSessions(servers: ServerSessions, cfg: Settings
   await Promise.all(
     servers.all().map(async (r) => {
       const server = cfg.servers.get(r.server);
-      if (!server) return;
+      // a server of per-user tokens: no token is fetched to end a session; the server expires it
+      if (!server || server.oauth) return;
       try {
         const { headers } = resolveHeaders(r.server, server, cfg.secret);
         await closeRemote(server, headers, r);

@@ -8,7 +8,8 @@
 // 404 on a stored session means the server expired it: re-initialize, call again, and say so.
 // No standalone GET stream is opened (the custom fetch answers GET 405, which the SDK accepts):
 // nothing server-initiated is needed, and an open stream would pin the object in memory. With
-// `onProgress`, the call carries a progressToken and the server's progress goes to it.
+// `onProgress`, the call carries a progressToken and the server's progress goes to it. A 401 is
+// the failure `unauthorized` (a per-user token refused: session/credentials.ts refreshes it).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -38,7 +39,8 @@ export interface Progress {
   message?: string;
 }
 
-export type FailureKind = "timeout" | "transport_error" | "cancelled";
+/** `unauthorized`: the server answered 401 (the credentials sent were refused) */
+export type FailureKind = "timeout" | "transport_error" | "cancelled" | "unauthorized";
 
 export class UpstreamFailure extends Error {
   readonly kind: FailureKind;
@@ -61,8 +63,11 @@ const CLIENT_INFO = { name: "toolsearch-edge", version: "1.0.0" };
 /** A request that got no answer at all: refused, reset or unresolvable before any response came. */
 class NoResponse extends UpstreamFailure {}
 
+/** The header sets of calls a server answered 401 (each call's set is its own object: credentials.ts). */
+const refused = new WeakSet<Record<string, string>>();
+
 /**
- * The transport's fetch: adds the server's headers, declines the GET stream, turns a fetch that
+ * The transport's fetch: adds the server's headers, notes a 401 (`refused`), declines the GET stream, turns a fetch that
  * got no response into NoResponse, and keeps the notifications it sends (`sent`) so a
  * cancellation can be awaited before the client closes (closing aborts whatever is in flight).
  */
@@ -72,12 +77,15 @@ function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
     const h = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
-    const res = fetch(url, { ...init, headers: h }).catch((e: unknown) => {
-      throw new NoResponse(
-        "transport_error",
-        `no response from the server (connection refused or lost): ${String((e as Error)?.message ?? e).slice(0, 200)}`,
-      );
-    });
+    const res = fetch(url, { ...init, headers: h }).then(
+      (r) => (r.status === 401 && refused.add(headers), r),
+      (e: unknown) => {
+        throw new NoResponse(
+          "transport_error",
+          `no response from the server (connection refused or lost): ${String((e as Error)?.message ?? e).slice(0, 200)}`,
+        );
+      },
+    );
     if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"')) sent.push(res.catch(() => {}));
     return res;
   }) as typeof fetch;
@@ -105,7 +113,7 @@ async function connect(
     return { client, transport };
   } catch (e) {
     // a server that speaks only the old HTTP+SSE transport refuses the initialize POST with a 4xx
-    if (stored || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
+    if (stored || refused.has(headers) || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
     const sse = new SSEClientTransport(new URL(server.url), {
       requestInit: { headers },
       eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) },
@@ -189,8 +197,17 @@ async function once(
   }
 }
 
-/** Call `tool` on the server, resuming `stored` when given. */
-export async function callRemote(
+/** Call `tool` on the server, resuming `stored` when given; a 401 anywhere is the failure `unauthorized`. */
+export async function callRemote(...args: Parameters<typeof callOnce>): Promise<RemoteCall> {
+  const [, headers, , request] = args;
+  return callOnce(...args).catch((e: unknown) => {
+    if (refused.has(headers) && !request.signal?.aborted)
+      throw new UpstreamFailure("unauthorized", "HTTP 401: the server refused the credentials");
+    throw e;
+  });
+}
+
+async function callOnce(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,

@@ -21,6 +21,8 @@ export function migrate(sql: SqlStorage): void {
   // columns added after a table was first created (sessions stored before then)
   if (!sql.exec("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'client'").toArray().length)
     sql.exec("ALTER TABLE audit ADD COLUMN client TEXT");
+  if (!sql.exec("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'user'").toArray().length)
+    sql.exec("ALTER TABLE audit ADD COLUMN user TEXT");
 }
 
 export function hasSchema(sql: SqlStorage): boolean {

@@ -7,9 +7,11 @@
 // a read (schema.ts). One alarm serves the idle-session TTL and the outbox retry (the earlier of
 // the two). cancel(key) aborts the calls a caller named (its client went away; session/cancel.ts).
 // Deletion cancels every call in flight, closes the upstream sessions and removes everything but
-// undelivered audit rows, which stay until D1 has them; then the storage is dropped.
+// undelivered audit rows, which stay until D1 has them; then the storage is dropped. An object
+// named `principal:<tenant>/<user>` is that user's upstream accounts instead (principal()).
 
 import { DurableObject } from "cloudflare:workers";
+import { PrincipalRole } from "../accounts/principal-role.ts";
 import type { AuditQuery } from "../core/audit.ts";
 import { argsDigest } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
@@ -25,6 +27,7 @@ import { closeServerSessions, executeCall, type CallContext, type CallOutcome } 
 import { ResponseStore, type ResponseThread, type StoredResponse } from "./response-store.ts";
 import { hasSchema, migrate } from "./schema.ts";
 import { ServerSessions } from "./server-sessions.ts";
+import { TokenCache } from "./token-cache.ts";
 import { SessionStore } from "./session-store.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 
@@ -41,6 +44,9 @@ export class SessionDO extends DurableObject<Env> {
   private readonly wake = new SessionAlarm(this.ctx.storage);
   private readonly calls = new CallsInFlight(() => this.sql);
   private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
+  private role?: PrincipalRole;
+  /** the session principal's tokens, held a few seconds (token-cache.ts) */
+  private readonly tokens = new TokenCache(this.env, () => this.store.init());
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -167,6 +173,7 @@ export class SessionDO extends DurableObject<Env> {
         },
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
+        accounts: this.tokens,
       },
       { settings: settings(this.env), catalog },
       name,
@@ -175,6 +182,11 @@ export class SessionDO extends DurableObject<Env> {
     );
     void this.schedule(); // the alarm delivers the rows, batched
     return outcome;
+  }
+
+  /** The principal role, for an object named `principal:<tenant>/<user>` only (accounts/principal-role.ts). */
+  principal(): PrincipalRole {
+    return (this.role ??= PrincipalRole.of(this.ctx.id.name, this.sql, this.env));
   }
 
   /**

@@ -110,9 +110,9 @@ export class SessionStore {
   }
 
   /** Audit rows for `events` (call inside the transaction that writes the state they describe). */
-  writeAudit(init: Pick<SessionInit, "id" | "tenant">, events: readonly AuditInput[], at = Date.now()): string[] {
-    const tenant = init.tenant ?? this.nameTenant;
-    const rows = events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), tenant, init.id));
+  writeAudit(init: Pick<SessionInit, "id" | "tenant" | "user">, events: readonly AuditInput[], at = Date.now()): string[] {
+    const owner = { tenant: init.tenant ?? this.nameTenant, user: init.user };
+    const rows = events.map((e) => auditRow(e, at, eventId(at, this.seq++, crypto.getRandomValues(new Uint8Array(6))), owner, init.id));
     insertAudit(this.sql, rows);
     return rows.map((r) => r.id);
   }

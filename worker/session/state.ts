@@ -31,6 +31,8 @@ export interface SessionInit {
   clientTools?: ClientPlan;
   /** the API key's tenant (sessions from before edge execution: read from the object's name) */
   tenant?: string;
+  /** the API key's user (absent: the key names none); with the tenant, the principal per-user accounts are kept under */
+  user?: string;
   /** the tenant's access rules, frozen with the prompt (absent: every tool) */
   access?: AccessRules;
   /** who runs catalog tools on the chat endpoint: the client (default) or the Worker */

@@ -119,6 +119,8 @@ export const auditEvent = z
     via: z.string(),
     /** the client program (MCP clientInfo `name/version`); null where the surface names none */
     client: z.string().nullable(),
+    /** the user of the session's principal (API_KEYS); null where the key names none */
+    user: z.string().nullable(),
     /** argument values, only with AUDIT_ARGUMENTS=store */
     arguments: z.unknown().optional(),
   })

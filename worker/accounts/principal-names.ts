@@ -1,0 +1,65 @@
+// Names of a principal's things: its Durable Object (`principal:<tenant>/<user>`, a role of
+// SessionDO beside the `<tenant>/<id>` session objects), the principal as it travels in a connect
+// link and in an OAuth `state` (base64url of `<tenant>/<user>`, checked on the way back), and the
+// random parts of links and flows (256 bits, base64url).
+
+import { TENANT_RE, USER_RE, type Principal } from "../auth.ts";
+
+export type { Principal };
+
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+
+export const PRINCIPAL_PREFIX = "principal:";
+
+export function principalName(p: Principal): string {
+  return `${PRINCIPAL_PREFIX}${p.tenant}/${p.user}`;
+}
+
+/** The principal a principal object's name holds; null for any other object (a session). */
+export function principalOfName(name: string | undefined): Principal | null {
+  if (!name?.startsWith(PRINCIPAL_PREFIX)) return null;
+  return parse(name.slice(PRINCIPAL_PREFIX.length));
+}
+
+function parse(text: string): Principal | null {
+  const at = text.indexOf("/");
+  const tenant = text.slice(0, at);
+  const user = text.slice(at + 1);
+  if (at < 0 || !TENANT_RE.test(tenant) || (user !== "" && !USER_RE.test(user))) return null;
+  return { tenant, user };
+}
+
+export function principalToken(p: Principal): string {
+  return b64url(new TextEncoder().encode(`${p.tenant}/${p.user}`));
+}
+
+/** The principal of a link's or a state's first part; null when it is not one. */
+export function principalFromToken(token: string): Principal | null {
+  if (!/^[A-Za-z0-9_-]{1,300}$/.test(token)) return null;
+  try {
+    return parse(atob(token.replace(/-/g, "+").replace(/_/g, "/")));
+  } catch {
+    return null;
+  }
+}
+
+export function randomToken(): string {
+  return b64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+export const LINK_PATH = "/connect/";
+
+export function linkUrl(origin: string, p: Principal, secret: string): string {
+  return `${origin}${LINK_PATH}${principalToken(p)}.${secret}`;
+}
+
+/** `<principal>.<secret>` (a link's last segment, or a callback's state) split and checked. */
+export function splitToken(text: string): { principal: Principal; secret: string } | null {
+  const m = /^([A-Za-z0-9_-]{1,300})\.([A-Za-z0-9_-]{43})$/.exec(text);
+  const principal = m && principalFromToken(m[1]!);
+  return principal ? { principal, secret: m![2]! } : null;
+}

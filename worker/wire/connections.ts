@@ -1,0 +1,33 @@
+// The per-user accounts' wire: GET /v1/connections and DELETE /v1/connections/:server answers
+// (the page imports their types), and the query an authorization server sends the callback.
+
+import { z } from "zod";
+import { check } from "./check.ts";
+
+export const connection = z
+  .object({
+    server: z.string(),
+    scopes: z.array(z.string()),
+    connectedAt: z.string(),
+    /** when the access token expires (it is refreshed before); null: the server gave no lifetime */
+    expiresAt: z.string().nullable(),
+  })
+  .strict();
+
+/** GET /v1/connections: the caller's own connections, and the servers that authorize each user. */
+export const connectionsAnswer = z.object({ connections: z.array(connection), oauthServers: z.array(z.string()) }).strict();
+export type ConnectionsAnswer = z.infer<typeof connectionsAnswer>;
+
+/** DELETE /v1/connections/:server: forgotten, and whether the server revoked the tokens (RFC 7009). */
+export const disconnectAnswer = z.object({ server: z.string(), disconnected: z.literal(true), revoked: z.boolean() }).strict();
+export type DisconnectAnswer = z.infer<typeof disconnectAnswer>;
+
+/** GET /connect/callback: the authorization response (RFC 6749 4.1.2), or its error. */
+const callbackQuery = z.union([
+  z.object({ code: z.string().min(1).max(2048), state: z.string().max(400) }).passthrough(),
+  z
+    .object({ error: z.string().max(200), error_description: z.string().max(500).optional(), state: z.string().max(400).optional() })
+    .passthrough(),
+]);
+export type CallbackQuery = z.infer<typeof callbackQuery>;
+export const parseCallbackQuery = (params: URLSearchParams): CallbackQuery => check(callbackQuery, Object.fromEntries(params));
