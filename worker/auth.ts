@@ -55,7 +55,8 @@ const DENIED = "missing or invalid API key (send Authorization: Bearer <key>)";
 /** The tenant of the request's key; 401 without a valid one. */
 export async function authenticate(request: Request, apiKeys: string | undefined): Promise<string> {
   const { digests } = await keys(apiKeys);
-  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
+  // x-api-key: Anthropic's clients send the key so (Claude Code's ANTHROPIC_API_KEY, the Anthropic SDK)
+  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "") ?? /^(\S+)$/.exec(request.headers.get("x-api-key") ?? "");
   if (!m) throw new ToolsearchError("unauthorized", DENIED);
   const key = m[1]!;
   const given = matched.get(key) ?? (await digest(key));

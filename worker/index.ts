@@ -19,6 +19,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { pageRoutes } from "./routes/page.ts";
 import { responsesRoutes } from "./routes/responses.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
+import { messagesRoutes } from "./routes/messages.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
 export { SessionDO } from "./session/session-do.ts";
@@ -32,6 +33,7 @@ const routes: Route[] = [
   ...auditRoutes,
   ...chatRoutes,
   ...responsesRoutes,
+  ...messagesRoutes,
   ...mcpRoutes,
 ];
 
