@@ -10,9 +10,9 @@
 // edge call running (session/cancel.ts).
 // What a surface does with the result (JSON, SSE chunks, Responses events) is its own business.
 
-import { runAgent, type AgentResult } from "../core/agent.ts";
+import { runAgent, type AgentResult, type ModelTurn } from "../core/agent.ts";
 import { resultText } from "../core/call-result.ts";
-import { withSystemSection, type AgentSession, type ChatMessage, type ToolCall } from "../core/chat.ts";
+import { withSystemSection, type AgentSession, type ChatMessage, type OpenAITool, type ToolCall } from "../core/chat.ts";
 import { forcedNames, upstreamClientTool, withClientTools, type ClientPlan } from "../core/client-tools.ts";
 import type { SearchCatalog } from "../core/search.ts";
 import type { SessionState } from "../session/state.ts";
@@ -60,6 +60,11 @@ export interface ChatTurn {
  */
 export interface TurnExtras {
   load?: readonly string[];
+  /** another upstream than the Chat Completions one (the Messages API's Anthropic upstream) */
+  callModel?: (
+    round: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown },
+    opts: { signal: AbortSignal; onText?: (t: string, meta: RoundMeta) => void },
+  ) => Promise<ModelTurn & { meta: RoundMeta }>;
   withoutCatalog?: boolean;
   answer?: (
     call: ToolCall,
@@ -137,13 +142,14 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
       {
         callModel: async (round) => {
           progress.hops++;
-          const turn = await callUpstream(client, cfg, passthrough, round, {
+          const opts = {
             signal: abort.signal,
-            onText: (t, m) => {
+            onText: (t: string, m: RoundMeta) => {
               progress.meta = m;
               onText?.(t);
             },
-          });
+          };
+          const turn = extras.callModel ? await extras.callModel(round, opts) : await callUpstream(client, cfg, passthrough, round, opts);
           progress.meta = turn.meta;
           return turn;
         },

@@ -17,21 +17,25 @@ import { prepareTurn } from "../messages/request.ts";
 import { contentBlocks, messageObject, messagesUsage, newMessageId, searchBlocks } from "../messages/respond.ts";
 import { regexAnswer, searchReports } from "../messages/search.ts";
 import { ToolsearchError } from "../core/errors.ts";
+import { settings } from "../settings.ts";
+import { anthropicCaller } from "../messages/upstream.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatHeaders } from "../wire/chat.ts";
 import { parseCountTokensBody, parseMessagesBody, parseMessagesHeaders, type MessagesHeaders } from "../wire/messages.ts";
 
-/** The upstream kind a request uses: only the Chat Completions one is built so far. */
-function upstreamKind(headers: MessagesHeaders): "chat" {
-  if (headers["x-toolsearch-upstream"] === "anthropic")
+/** The upstream a request uses: the Anthropic one when configured, unless the request chooses chat. */
+function upstreamKind(c: RouteContext, headers: MessagesHeaders): "anthropic" | "chat" {
+  const configured = settings(c.env).anthropic !== null;
+  const asked = headers["x-toolsearch-upstream"];
+  if (asked === "anthropic" && !configured)
     throw new ToolsearchError("bad_request", "x-toolsearch-upstream: no Anthropic upstream is configured (ANTHROPIC_BASE_URL)");
-  return "chat";
+  return asked ?? (configured ? "anthropic" : "chat");
 }
 
 async function create(c: RouteContext): Promise<Response> {
   const headers = parseMessagesHeaders(c.request.headers);
   const chatOptions = parseChatHeaders(c.request.headers);
   const body = parseMessagesBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  const upstream = upstreamKind(headers);
+  const upstream = upstreamKind(c, headers);
   // checked and translated before anything is created: a refused request leaves nothing behind
   const prepared = prepareTurn(body, headers, chatOptions);
   const { plan } = prepared;
@@ -40,6 +44,7 @@ async function create(c: RouteContext): Promise<Response> {
     load: plan.load,
     withoutCatalog: prepared.withoutCatalog,
     answer: regex.answer,
+    ...(upstream === "anthropic" ? { callModel: anthropicCaller(c, body, headers) } : {}),
   });
   turn.headers["x-toolsearch-upstream"] = upstream;
   if (plan.ignored.length) turn.headers["x-toolsearch-ignored-tools"] = plan.ignored.join(",");
@@ -68,7 +73,7 @@ async function count(c: RouteContext): Promise<Response> {
   const headers = parseMessagesHeaders(c.request.headers);
   const chatOptions = parseChatHeaders(c.request.headers);
   const body = parseCountTokensBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  upstreamKind(headers);
+  upstreamKind(c, headers);
   const prepared = prepareTurn(body, headers, chatOptions);
   const counted = await countTokens(c, prepared);
   return json({ input_tokens: counted.tokens }, 200, { "x-toolsearch-upstream": "chat", "x-toolsearch-count": counted.how });

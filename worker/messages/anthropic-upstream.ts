@@ -1,0 +1,155 @@
+// The Anthropic-compatible Messages upstream (ANTHROPIC_BASE_URL, key ANTHROPIC_API_KEY): one
+// round of the agent loop, sent as a Messages request with deferral already applied. The round
+// comes in chat form (the one agent loop works on it) and goes out as Messages: the client's own
+// system blocks first, cache_control and all, the deferred section as one more text block; tool
+// calls as tool_use blocks, tool results as tool_result blocks; tools with input_schema. The
+// request's thinking, top_k, metadata and betas are kept; defer_loading, tool_reference and the
+// placeholder never reach it (the Worker answered them). Always streamed, so text reaches a
+// streaming client as it arrives; 4xx answers pass through, 5xx and timeouts are retried, then a 502.
+
+import type { ModelTurn } from "../core/agent.ts";
+import { textOf, type ChatMessage, type JsonValue, type OpenAITool, type ToolCall, type Usage } from "../core/chat.ts";
+import { ToolsearchError } from "../core/errors.ts";
+import { UpstreamRejection, type RoundMeta, type UpstreamConfig } from "../chat/model-client.ts";
+import { chatUsage, readMessagesStream } from "./anthropic-stream.ts";
+
+type Block = Record<string, JsonValue>;
+type Message = { role: "user" | "assistant"; content: Block[] };
+
+/** A chat content value as Messages blocks (text, images and files as the translation made them). */
+function blocks(content: JsonValue | undefined): Block[] {
+  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
+  if (!Array.isArray(content)) return [];
+  return content.map((p: { type?: string; text?: string; image_url?: { url?: string }; file?: { file_data?: string } }): Block => {
+    const data = /^data:([^;]+);base64,(.*)$/s.exec(p.image_url?.url ?? p.file?.file_data ?? "");
+    if (p.type === "image_url")
+      return data
+        ? { type: "image", source: { type: "base64", media_type: data[1]!, data: data[2]! } }
+        : { type: "image", source: { type: "url", url: p.image_url?.url ?? "" } };
+    if (p.type === "file" && data) return { type: "document", source: { type: "base64", media_type: data[1]!, data: data[2]! } };
+    return { type: "text", text: p.text ?? "" };
+  });
+}
+
+const inputOf = (c: ToolCall): JsonValue => {
+  try {
+    return JSON.parse(c.function.arguments || "{}") as JsonValue;
+  } catch {
+    return {};
+  }
+};
+
+/** The round's messages as Messages: tool results join the next user turn; consecutive turns of a role merge. */
+export function messagesOf(round: readonly ChatMessage[]): { system: string | null; messages: Message[] } {
+  let system: string | null = null;
+  const out: Message[] = [];
+  const push = (role: Message["role"], content: Block[]) => {
+    const last = out[out.length - 1];
+    if (last?.role === role) last.content.push(...content);
+    else out.push({ role, content });
+  };
+  for (const m of round) {
+    if (m.role === "system" || m.role === "developer") system = system === null ? textOf(m.content) : `${system}\n\n${textOf(m.content)}`;
+    else if (m.role === "tool") push("user", [{ type: "tool_result", tool_use_id: m.tool_call_id ?? "", content: textOf(m.content) }]);
+    else if (m.role === "assistant")
+      push("assistant", [
+        ...blocks(m.content),
+        ...(m.tool_calls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.function.name, input: inputOf(c) })),
+      ]);
+    else push("user", blocks(m.content));
+  }
+  return { system, messages: out };
+}
+
+/** The client's system blocks kept as they came, the Worker's section after them. */
+export function systemBlocks(own: AnthropicRequest["system"], joined: string | null): JsonValue | undefined {
+  if (joined === null) return undefined;
+  if (own === undefined || typeof own === "string") return joined;
+  const mine = own.map((b) => b.text).join("\n\n");
+  const rest = joined.startsWith(mine) ? joined.slice(mine.length).replace(/^\n\n/, "") : null;
+  if (rest === null) return joined;
+  return rest ? [...own, { type: "text", text: rest }] : [...own];
+}
+
+function toolChoice(choice: unknown, parallel: boolean): JsonValue | undefined {
+  const extra = parallel ? {} : { disable_parallel_tool_use: true };
+  if (choice === "none") return { type: "none" };
+  if (choice === "required") return { type: "any", ...extra };
+  const named = (choice as { function?: { name?: string } } | null)?.function?.name;
+  if (named) return { type: "tool", name: named, ...extra };
+  return parallel ? undefined : { type: "auto", ...extra };
+}
+
+export interface AnthropicRequest {
+  /** the client's fields kept as they are: model, max_tokens, sampling, thinking, metadata */
+  fields: Record<string, JsonValue>;
+  system: string | ReadonlyArray<{ text: string }> | undefined;
+  parallel: boolean;
+  /** anthropic-beta, without the betas only deferral needs */
+  betas: string | undefined;
+}
+
+/** Call the Messages upstream once; `onText` sees each text delta. */
+export async function callAnthropic(
+  cfg: UpstreamConfig,
+  req: AnthropicRequest,
+  round: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown },
+  opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void },
+): Promise<ModelTurn & { meta: RoundMeta }> {
+  const { system, messages } = messagesOf(round.messages);
+  const body: Record<string, JsonValue> = { ...req.fields, messages, stream: true };
+  const sys = systemBlocks(req.system, system);
+  if (sys !== undefined) body.system = sys;
+  if (round.tools.length) {
+    body.tools = round.tools.map((t) => ({
+      name: t.function.name,
+      ...(t.function.description !== undefined ? { description: t.function.description } : {}),
+      input_schema: (t.function.parameters ?? { type: "object", properties: {} }) as JsonValue,
+    }));
+    const choice = toolChoice(round.toolChoice, req.parallel);
+    if (choice) body.tool_choice = choice;
+  }
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-api-key": cfg.apiKey,
+    "anthropic-version": "2023-06-01",
+  };
+  if (req.betas) headers["anthropic-beta"] = req.betas;
+  for (let attempt = 0; ; attempt++) {
+    const timeout = AbortSignal.timeout(cfg.timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(`${cfg.baseURL.replace(/\/$/, "")}/v1/messages`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.any([opts.signal, timeout]),
+      });
+    } catch (e) {
+      if (opts.signal.aborted) throw new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
+      if (attempt < cfg.maxRetries) continue;
+      throw new ToolsearchError(
+        "upstream_error",
+        timeout.aborted
+          ? `upstream did not answer within ${cfg.timeoutMs} ms (tried ${attempt + 1} times)`
+          : `could not reach upstream at ${cfg.baseURL} (tried ${attempt + 1} times): ${(e as Error).message.slice(0, 200)}`,
+      );
+    }
+    if (res.status >= 500 && attempt < cfg.maxRetries) continue;
+    if (!res.ok) {
+      const text = await res.text();
+      let err: { error?: { type?: string; message?: string } } = {};
+      try {
+        err = JSON.parse(text) as typeof err;
+      } catch {
+        /* not JSON: the status says enough */
+      }
+      const message = err.error?.message ?? `upstream answered ${res.status}`;
+      if (res.status < 500) throw new UpstreamRejection(res.status, { message, type: err.error?.type ?? "invalid_request_error" });
+      throw new ToolsearchError("upstream_error", `upstream answered ${res.status} (tried ${attempt + 1} times): ${message.slice(0, 300)}`);
+    }
+    const read = await readMessagesStream(res, String(req.fields.model), opts.onText);
+    const usage: Partial<Usage> = chatUsage(read.usage);
+    return { ...read.turn, usage, meta: read.meta };
+  }
+}
