@@ -1,4 +1,5 @@
-// API keys and tenants. Every /v1/* and /mcp request needs `Authorization: Bearer <key>`; the secret
+// API keys and tenants. Every /v1/* and /mcp request needs `Authorization: Bearer <key>` (or
+// `x-api-key: <key>`, as Anthropic's clients send it); the secret
 // API_KEYS maps keys to tenants as JSON `{ "<key>": "<tenant>" }`. Keys are compared as SHA-256
 // digests with crypto.subtle.timingSafeEqual, every configured key each time, so neither the
 // answer's timing nor its body tells a caller how close a guess was. A missing or wrong key is a

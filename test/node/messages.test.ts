@@ -54,18 +54,18 @@ describe("@anthropic-ai/sdk, base URL only", () => {
     const system = "You are a helpful agent (messages.create).";
     const tools = toolsOf();
     const messages: Param[] = [{ role: "user", content: "create an issue" }];
-    const first = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools });
+    const first = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools });
     expect(first.stop_reason).toBe("tool_use");
     const [call] = uses(first);
     expect(call!.name).toBe("create_issue");
     expect(first.usage.input_tokens).toBeGreaterThan(0);
     messages.push({ role: "assistant", content: first.content }, answer(call!));
-    const done = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools });
+    const done = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools });
     expect(textOf(done)).toContain("Done with create_issue: ok from create_issue");
     expect(done.stop_reason).toBe("end_turn");
     expect(done.usage.cache_read_input_tokens).toBeGreaterThan(0);
     messages.push({ role: "assistant", content: done.content }, { role: "user", content: "read the graph" });
-    const second = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools });
+    const second = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools });
     const [read] = uses(second);
     expect(read!.name).toBe("read_graph");
     expect((await sessionObjects(rig)) - before).toBe(1);
@@ -77,7 +77,7 @@ describe("@anthropic-ai/sdk, base URL only", () => {
     const system = "You are a helpful agent (messages.stream).";
     const tools = toolsOf();
     const messages: Param[] = [{ role: "user", content: "[preamble] list the collections" }];
-    const stream = client.messages.stream({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools });
+    const stream = client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools });
     let text = "";
     const types: string[] = [];
     stream.on("text", (t) => (text += t));
@@ -91,7 +91,7 @@ describe("@anthropic-ai/sdk, base URL only", () => {
     expect(call!.name).toBe("list-collections");
     expect(call!.input).toEqual(expect.any(Object));
     messages.push({ role: "assistant", content: first.content }, answer(call!));
-    const done = await client.messages.stream({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools }).finalMessage();
+    const done = await client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools }).finalMessage();
     expect(textOf(done)).toContain("Done with list-collections");
     expectAppendOnly(rig.llm.requests);
     expectChatOnly(rig.llm.requests);
@@ -139,7 +139,7 @@ describe("Claude Code's shapes, replayed (its own ToolSearch; defer_loading; the
       },
     ];
     const send = (tools: Anthropic.Tool[]) =>
-      client.beta.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools, metadata, betas });
+      client.beta.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools, metadata, betas });
     const first = await send([...builtin, placeholder]);
     const [search] = first.content.filter((b) => b.type === "tool_use");
     expect(search).toMatchObject({ name: "ToolSearch", input: { query: "select:mcp__everything__echo" } });
@@ -182,7 +182,7 @@ describe("Anthropic's tool search server tools, answered by the Worker's search"
     const tools: Anthropic.ToolUnion[] = [{ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" }, ...toolsOf(true)];
     const system = "You are a helpful agent (bm25).";
     const messages: Param[] = [{ role: "user", content: "navigate the browser" }];
-    const first = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools });
+    const first = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools });
     expect(first.content.map((b) => b.type)).toEqual(["server_tool_use", "tool_search_tool_result", "tool_use"]);
     expect(first.content[0]).toMatchObject({ name: "tool_search_tool_bm25" });
     expect(first.content[1]).toMatchObject({
@@ -190,7 +190,7 @@ describe("Anthropic's tool search server tools, answered by the Worker's search"
     });
     const [call] = uses(first);
     messages.push({ role: "assistant", content: first.content }, answer(call!));
-    const done = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools });
+    const done = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools });
     expect(textOf(done)).toContain("Done with browser_navigate");
     expectDeferredConversation(rig.llm.requests, declared, ["browser_navigate"]);
     expectChatOnly(rig.llm.requests);
@@ -200,7 +200,7 @@ describe("Anthropic's tool search server tools, answered by the Worker's search"
     const tools: Anthropic.ToolUnion[] = [{ type: "tool_search_tool_regex_20251119", name: "tool_search_tool_regex" }, ...toolsOf(true)];
     const system = "You are a helpful agent (regex).";
     const messages: Param[] = [{ role: "user", content: "[regex (?i)^READ_GRA] read the graph" }];
-    const first = await client.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages, tools });
+    const first = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1024, system, messages, tools });
     expect(first.content.map((b) => b.type)).toEqual(["server_tool_use", "tool_search_tool_result", "tool_use"]);
     expect(first.content[0]).toMatchObject({ name: "tool_search_tool_regex", input: { pattern: "(?i)^READ_GRA" } });
     expect(first.content[1]).toMatchObject({ content: { tool_references: [{ tool_name: "read_graph" }] } });
@@ -209,7 +209,7 @@ describe("Anthropic's tool search server tools, answered by the Worker's search"
     expect(names(rig.llm.requests[0]!)).not.toContain("read_graph");
     expect(names(rig.llm.requests.at(-1)!).at(-1)).toBe("read_graph");
     const bad = await client.messages.create({
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-4-6",
       max_tokens: 1024,
       system: "You are a helpful agent (regex, bad).",
       messages: [{ role: "user", content: "[regex (a+)(?=b)] anything" }],
@@ -224,7 +224,7 @@ describe("Anthropic's tool search server tools, answered by the Worker's search"
 });
 
 describe("@ai-sdk/anthropic, base URL only", () => {
-  const model = () => createAnthropic({ baseURL: `${rig.dev.url}/v1`, apiKey: KEY })("claude-sonnet-4-5");
+  const model = () => createAnthropic({ baseURL: `${rig.dev.url}/v1`, apiKey: KEY })("claude-sonnet-4-6");
   const sdkTools = (ran: string[]) => aiSdkTools(declared, ran);
 
   it("generateText and streamText with the 191 tools and execute: deferred tools run by the SDK, one session each", async () => {

@@ -21,7 +21,7 @@ const control = (what: string) =>
     body: what === "requests" ? undefined : "{}",
   }).then((r) => r.json() as Promise<Json[]>);
 const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  callWith(vars, "POST", "/v1/messages", { model: "claude-sonnet-4-5", max_tokens: 1024, ...body }, headers);
+  callWith(vars, "POST", "/v1/messages", { model: "claude-sonnet-4-6", max_tokens: 1024, ...body }, headers);
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   description: `The ${name.replace(/_/g, " ")} tool`,

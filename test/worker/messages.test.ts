@@ -15,7 +15,7 @@ const control = (what: string, body: unknown = {}) =>
     body: what === "requests" ? undefined : JSON.stringify(body),
   }).then((r) => r.json() as Promise<Json[]>);
 const post = (body: Record<string, unknown>, headers?: Record<string, string>, path = "/v1/messages") =>
-  callWith(vars, "POST", path, { model: "claude-sonnet-4-5", max_tokens: 1024, ...body }, headers);
+  callWith(vars, "POST", path, { model: "claude-sonnet-4-6", max_tokens: 1024, ...body }, headers);
 const user = (content: unknown) => ({ role: "user", content });
 const meta = (sid: string) => ({ user_id: JSON.stringify({ device_id: "d", account_uuid: "", session_id: sid }) });
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -55,7 +55,7 @@ describe("bad input", () => {
     expect(r.body.type).toBe("error");
     expect(r.body.error.type).toBe("invalid_request_error");
     expect(r.body.error.message).toContain(message);
-    const id = await keyedSessionId({ tenant: "tenant-a", env }, `surface\u0000claude-code\u0000${sid}`);
+    const id = await keyedSessionId({ tenant: "tenant-a", env }, `surface\u0000claude-code\u0000${sid}\u0000chat`);
     expect((await callWith(vars, "GET", `/v1/sessions/${id}`)).status).toBe(404);
     expect(await control("requests")).toEqual([]);
   });
@@ -63,7 +63,7 @@ describe("bad input", () => {
   it("the same conversation, well formed, reaches the session its metadata.user_id names", async () => {
     const r = await post({ messages: [user("hello")], metadata: meta("claude-code-session-1") });
     expect(r.status).toBe(200);
-    const id = await keyedSessionId({ tenant: "tenant-a", env }, `surface\u0000claude-code\u0000claude-code-session-1`);
+    const id = await keyedSessionId({ tenant: "tenant-a", env }, `surface\u0000claude-code\u0000claude-code-session-1\u0000chat`);
     expect(r.headers.get("x-toolsearch-session")).toBe(id);
     expect(r.headers.get("x-toolsearch-upstream")).toBe("chat");
     expect(r.body).toMatchObject({ type: "message", role: "assistant", stop_reason: "end_turn" });

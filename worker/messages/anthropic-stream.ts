@@ -27,7 +27,7 @@ export function chatUsage(u: AnthropicUsage): Partial<Usage> {
   };
 }
 
-const FINISH: Record<string, string> = { tool_use: "tool_calls", max_tokens: "length", end_turn: "stop", stop_sequence: "stop" };
+const FINISH: Record<string, string> = { tool_use: "tool_calls", max_tokens: "length", end_turn: "stop", stop_sequence: "stop_sequence" };
 
 type Event = {
   type: string;

@@ -4,7 +4,8 @@
 // conversation key. A conversation is one session without any header: Claude Code's
 // `metadata.user_id` carries its session_id; otherwise the key is the conversation's beginning as
 // chat derives it (model, options, the first system and user message) and the names of the tools
-// sent from the start, since an own-search client's list grows as it loads tools.
+// sent from the start, since an own-search client's list grows as it loads tools. The upstream kind
+// is part of it: the same conversation sent to the other upstream is another one.
 
 import { canonicalJson } from "../core/canonical.ts";
 import type { JsonValue, OpenAITool } from "../core/chat.ts";
@@ -51,11 +52,14 @@ export function prepareTurn(
   body: Pick<MessagesBody, "model" | "system" | "messages" | "tools" | "tool_choice" | "metadata"> & Partial<MessagesBody>,
   headers: MessagesHeaders,
   chatOptions: ChatHeaders,
+  upstream: "chat" | "anthropic",
 ): PreparedTurn {
   const { messages, references } = chatMessages(systemText(body.system), body.messages);
   const plan = toolPlan(body, references);
   const tools = [...plan.tools, ...(plan.search.regex ? [regexTool(plan.search.regex)] : [])];
-  const joins = headers["x-toolsearch-catalog"] ?? (plan.ownSearch && chatOptions["x-toolsearch-execution"] !== "edge" ? "off" : "on");
+  // catalog tools join an own-search client's session only when it asks (edge execution, or the header)
+  const joins =
+    plan.ownSearch && chatOptions["x-toolsearch-execution"] !== "edge" && headers["x-toolsearch-catalog"] !== "on" ? "off" : "on";
   const options: ChatHeaders = { ...chatOptions };
   const keep = plan.ownSearch ? tools.map((t) => t.function.name) : plan.search.regex ? [plan.search.regex] : [];
   if (keep.length) options["x-toolsearch-core"] = [...new Set([...(chatOptions["x-toolsearch-core"] ?? []), ...keep])].sort();
@@ -63,9 +67,10 @@ export function prepareTurn(
   const fromStart = tools.filter((t) => !t.defer_loading && !plan.load.includes(t.function.name)).map((t) => t.function.name);
   const own = clientSessionId(body.metadata);
   const sessionKey = own
-    ? `claude-code\u0000${own}`
+    ? `claude-code\u0000${own}\u0000${upstream}`
     : canonicalJson({
         model: body.model,
+        upstream,
         catalog: joins,
         profile: chatOptions["x-toolsearch-profile"] ?? "default",
         activation: chatOptions["x-toolsearch-activation"] ?? "inject",

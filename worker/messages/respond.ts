@@ -45,6 +45,8 @@ export function messagesUsage(u: Usage | null): MessagesUsage {
 export function stopReason(finish: string | null): MessageObject["stop_reason"] {
   if (finish === "tool_calls" || finish === "function_call") return "tool_use";
   if (finish === "length") return "max_tokens";
+  // only the Messages upstream says a stop sequence ended the answer (not which one: stop_sequence stays null)
+  if (finish === "stop_sequence") return "stop_sequence";
   return "end_turn";
 }
 

@@ -37,7 +37,7 @@ async function create(c: RouteContext): Promise<Response> {
   const body = parseMessagesBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
   const upstream = upstreamKind(c, headers);
   // checked and translated before anything is created: a refused request leaves nothing behind
-  const prepared = prepareTurn(body, headers, chatOptions);
+  const prepared = prepareTurn(body, headers, chatOptions, upstream);
   const { plan } = prepared;
   const regex = regexAnswer(plan);
   const turn = await chatTurn(c, prepared.body, prepared.options, {
@@ -73,8 +73,7 @@ async function count(c: RouteContext): Promise<Response> {
   const headers = parseMessagesHeaders(c.request.headers);
   const chatOptions = parseChatHeaders(c.request.headers);
   const body = parseCountTokensBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  upstreamKind(c, headers);
-  const prepared = prepareTurn(body, headers, chatOptions);
+  const prepared = prepareTurn(body, headers, chatOptions, upstreamKind(c, headers));
   const counted = await countTokens(c, prepared);
   return json({ input_tokens: counted.tokens }, 200, { "x-toolsearch-upstream": "chat", "x-toolsearch-count": counted.how });
 }

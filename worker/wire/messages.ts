@@ -179,10 +179,10 @@ export const parseCountTokensBody = (v: unknown): CountTokensBody => check(count
 /** Custom tools are told from server tools by their input_schema (the type may be left out). */
 export const isCustomTool = (t: MessagesTool): t is CustomTool => "input_schema" in t && (t.type === undefined || t.type === "custom");
 
-/** The Messages headers besides the chat endpoint's: which upstream answers, and whether catalog tools join. */
+/** The Messages headers besides the chat endpoint's: which upstream answers, and catalog tools joining an own-search session. */
 const messagesHeaders = z.object({
   "x-toolsearch-upstream": z.enum(["anthropic", "chat"], { errorMap: () => ({ message: 'must be "anthropic" or "chat"' }) }).optional(),
-  "x-toolsearch-catalog": z.enum(["on", "off"], { errorMap: () => ({ message: 'must be "on" or "off"' }) }).optional(),
+  "x-toolsearch-catalog": z.literal("on", { errorMap: () => ({ message: 'must be "on"' }) }).optional(),
   "anthropic-beta": z.string().max(2000).optional(),
   "anthropic-version": z.string().max(100).optional(),
 });
