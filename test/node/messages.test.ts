@@ -1,19 +1,15 @@
-// The Messages API (POST /v1/messages) with the real `@anthropic-ai/sdk` and `@ai-sdk/anthropic`
-// clients against the Worker in workerd and the scripted Chat Completions upstream (agent-rig.ts).
-// The 191 demo tools declared as the client's own are deferred (names only upstream until loaded);
-// the model's search rounds stay hidden; the client runs its own call and gets the answer. Claude
-// Code cannot be installed here (proprietary, not in the registry): its wire shapes, as recorded in
-// platform-notes 5d, are replayed with the Anthropic SDK: defer_loading tools, the placeholder, its
-// ToolSearch answered with tool_reference blocks. Anthropic's bm25 and regex tool search server
-// tools are answered by the Worker's search. Every recorded upstream request is checked: nothing
-// Anthropic-specific reaches the chat upstream, names only until loaded, each request extends the last.
+// /v1/messages with the real `@anthropic-ai/sdk` and `@ai-sdk/anthropic` against the Worker in
+// workerd and the scripted Chat Completions upstream (agent-rig.ts): the 191 demo tools deferred,
+// search rounds hidden, the client runs its own call. Claude Code is not installable here
+// (proprietary): its wire shapes (platform-notes 5d) are replayed with the Anthropic SDK. The bm25
+// and regex server tools are answered by the Worker. Every recorded upstream request is checked:
+// nothing Anthropic-specific reaches it, names only until loaded, each extends the last.
 import Anthropic from "@anthropic-ai/sdk";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { generateText, stepCountIs, streamText, type ModelMessage } from "ai";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Recorded } from "../fixtures/scripted-llm.ts";
 import { expectAppendOnly, KEY, names, sessionObjects, useAgentRig } from "./agent-rig.ts";
-import { aiSdkTools, demoClientTools, expectDeferredConversation, type DemoTool } from "./sdk-rig.ts";
+import { aiSdkTools, demoClientTools, expectChatOnly, expectDeferredConversation, type DemoTool } from "./sdk-rig.ts";
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 type Param = Anthropic.MessageParam;
@@ -39,14 +35,6 @@ const answer = (u: Use, text = `ok from ${u.name}`): Param => ({
   role: "user",
   content: [{ type: "tool_result", tool_use_id: u.id, content: text }],
 });
-/** nothing only Anthropic speaks reaches a chat upstream */
-function expectChatOnly(reqs: Recorded[]) {
-  for (const r of reqs) {
-    const raw = JSON.stringify(r.body);
-    for (const word of ["defer_loading", "tool_reference", "DeferredToolPlaceholder", "cache_control", "server_tool_use", "input_schema"])
-      expect(raw, `upstream request carries ${word}`).not.toContain(word);
-  }
-}
 
 describe("@anthropic-ai/sdk, base URL only", () => {
   it("messages.create in a tool loop with the 191 demo tools: deferred, loaded in a hidden round, two turns, one session", async () => {

@@ -72,3 +72,12 @@ export function aiSdkTools(declared: readonly DemoTool[], ran: string[]): ToolSe
     ]),
   );
 }
+
+/** nothing only Anthropic speaks reaches a chat upstream */
+export function expectChatOnly(reqs: Recorded[]) {
+  for (const r of reqs) {
+    const raw = JSON.stringify(r.body);
+    for (const word of ["defer_loading", "tool_reference", "DeferredToolPlaceholder", "cache_control", "server_tool_use", "input_schema"])
+      expect(raw, `upstream request carries ${word}`).not.toContain(word);
+  }
+}
