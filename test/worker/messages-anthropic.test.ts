@@ -133,6 +133,21 @@ describe("the Anthropic upstream", () => {
     expectAppendOnlyAsSent(reqs);
   });
 
+  it("count_tokens is forwarded to the upstream's own count, of the request deferral leaves: what the first round then sends", async () => {
+    const tools = [tool("Bash"), tool("mcp__shop__big", { defer_loading: true }), tool("DeferredToolPlaceholder", { defer_loading: true })];
+    const body = { system: "You count (anthropic).", messages: [{ role: "user", content: "hello there" }], tools };
+    const counted = await callWith(vars, "POST", "/v1/messages/count_tokens", { model: "claude-sonnet-4-6", ...body });
+    expect(counted.status).toBe(200);
+    expect(counted.headers.get("x-toolsearch-count")).toBe("forwarded");
+    expect(counted.headers.get("x-toolsearch-upstream")).toBe("anthropic");
+    expect(await control("requests")).toEqual([]);
+    const sent = await post(body);
+    expect(sent.status).toBe(200);
+    const [first] = await control("requests");
+    expect(JSON.stringify(first.raw)).not.toContain("mcp__shop__big");
+    expect(counted.body.input_tokens).toBe(first.usage.prompt_tokens);
+  });
+
   it("x-toolsearch-upstream: chat sends the same request to the Chat Completions upstream instead", async () => {
     const r = await post({ messages: [{ role: "user", content: "hello" }] }, { "x-toolsearch-upstream": "chat" });
     expect([r.status, r.headers.get("x-toolsearch-upstream")]).toEqual([200, "chat"]);

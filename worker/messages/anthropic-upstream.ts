@@ -89,15 +89,12 @@ export interface AnthropicRequest {
   betas: string | undefined;
 }
 
-/** Call the Messages upstream once; `onText` sees each text delta. */
-export async function callAnthropic(
-  cfg: UpstreamConfig,
-  req: AnthropicRequest,
-  round: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown },
-  opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void },
-): Promise<ModelTurn & { meta: RoundMeta }> {
+type Round = { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown };
+
+/** The round as a Messages request body (deferral already applied: only what the round holds). */
+export function messagesBody(req: AnthropicRequest, round: Round): Record<string, JsonValue> {
   const { system, messages } = messagesOf(round.messages);
-  const body: Record<string, JsonValue> = { ...req.fields, messages, stream: true };
+  const body: Record<string, JsonValue> = { ...req.fields, messages };
   const sys = systemBlocks(req.system, system);
   if (sys !== undefined) body.system = sys;
   if (round.tools.length) {
@@ -109,6 +106,17 @@ export async function callAnthropic(
     const choice = toolChoice(round.toolChoice, req.parallel);
     if (choice) body.tool_choice = choice;
   }
+  return body;
+}
+
+/** POST to the Messages upstream: 5xx and network failures retried, a 4xx passed on, the rest a 502. */
+async function post(
+  cfg: UpstreamConfig,
+  req: AnthropicRequest,
+  path: string,
+  body: Record<string, JsonValue>,
+  signal: AbortSignal,
+): Promise<Response> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "x-api-key": cfg.apiKey,
@@ -119,14 +127,14 @@ export async function callAnthropic(
     const timeout = AbortSignal.timeout(cfg.timeoutMs);
     let res: Response;
     try {
-      res = await fetch(`${cfg.baseURL.replace(/\/$/, "")}/v1/messages`, {
+      res = await fetch(`${cfg.baseURL.replace(/\/$/, "")}${path}`, {
         method: "POST",
         headers,
         body: JSON.stringify(body),
-        signal: AbortSignal.any([opts.signal, timeout]),
+        signal: AbortSignal.any([signal, timeout]),
       });
     } catch (e) {
-      if (opts.signal.aborted) throw new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
+      if (signal.aborted) throw new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
       if (attempt < cfg.maxRetries) continue;
       throw new ToolsearchError(
         "upstream_error",
@@ -136,20 +144,48 @@ export async function callAnthropic(
       );
     }
     if (res.status >= 500 && attempt < cfg.maxRetries) continue;
-    if (!res.ok) {
-      const text = await res.text();
-      let err: { error?: { type?: string; message?: string } } = {};
-      try {
-        err = JSON.parse(text) as typeof err;
-      } catch {
-        /* not JSON: the status says enough */
-      }
-      const message = err.error?.message ?? `upstream answered ${res.status}`;
-      if (res.status < 500) throw new UpstreamRejection(res.status, { message, type: err.error?.type ?? "invalid_request_error" });
-      throw new ToolsearchError("upstream_error", `upstream answered ${res.status} (tried ${attempt + 1} times): ${message.slice(0, 300)}`);
+    if (res.ok) return res;
+    const text = await res.text();
+    let err: { error?: { type?: string; message?: string } } = {};
+    try {
+      err = JSON.parse(text) as typeof err;
+    } catch {
+      /* not JSON: the status says enough */
     }
-    const read = await readMessagesStream(res, String(req.fields.model), opts.onText);
-    const usage: Partial<Usage> = chatUsage(read.usage);
-    return { ...read.turn, usage, meta: read.meta };
+    const message = err.error?.message ?? `upstream answered ${res.status}`;
+    if (res.status < 500) throw new UpstreamRejection(res.status, { message, type: err.error?.type ?? "invalid_request_error" });
+    throw new ToolsearchError("upstream_error", `upstream answered ${res.status} (tried ${attempt + 1} times): ${message.slice(0, 300)}`);
   }
+}
+
+/** Call the Messages upstream once; `onText` sees each text delta. */
+export async function callAnthropic(
+  cfg: UpstreamConfig,
+  req: AnthropicRequest,
+  round: Round,
+  opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void },
+): Promise<ModelTurn & { meta: RoundMeta }> {
+  const res = await post(cfg, req, "/v1/messages", { ...messagesBody(req, round), stream: true }, opts.signal);
+  const read = await readMessagesStream(res, String(req.fields.model), opts.onText);
+  const usage: Partial<Usage> = chatUsage(read.usage);
+  return { ...read.turn, usage, meta: read.meta };
+}
+
+/** The upstream's own count of the round (its count_tokens route takes no generation fields). */
+export async function countAnthropic(cfg: UpstreamConfig, req: AnthropicRequest, round: Round, signal: AbortSignal): Promise<number> {
+  const {
+    max_tokens: _m,
+    stream: _s,
+    temperature: _t,
+    top_p: _p,
+    top_k: _k,
+    stop_sequences: _q,
+    metadata: _d,
+    ...body
+  } = messagesBody(req, round);
+  const res = await post(cfg, req, "/v1/messages/count_tokens", body, signal);
+  const counted = (await res.json()) as { input_tokens?: unknown };
+  if (typeof counted.input_tokens !== "number")
+    throw new ToolsearchError("upstream_error", "upstream count_tokens answered no input_tokens");
+  return counted.input_tokens;
 }

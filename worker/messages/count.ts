@@ -1,7 +1,7 @@
-// POST /v1/messages/count_tokens over a Chat Completions upstream: the tokens of the request the
-// upstream would be sent after deferral, as a new session of this conversation would send it (the
+// POST /v1/messages/count_tokens: the tokens of the request the upstream would be sent after deferral, as a new session of this conversation would send it (the
 // frozen listing, the client's tools kept or deferred by the same plan, tool_reference loads
-// appended; tools loaded by earlier hidden searches are not counted). A chat upstream has no token
+// appended; tools loaded by earlier hidden searches are not counted). The Messages upstream counts
+// that request itself (forwarded to its count_tokens route). A chat upstream has no token
 // counting route and the Worker no tokenizer (js-tiktoken's ranks do not fit an isolate's start),
 // so it is an estimate: TOKENS_PER_CHAR (o200k tokens per character, calibrated on tool
 // definitions, core/client-tools.ts) times the characters of the request's JSON. Nothing is stored.
@@ -16,9 +16,15 @@ import { bareView } from "../chat/turn.ts";
 import { chatView } from "../chat/conversation.ts";
 import { sessionInit } from "../session/create.ts";
 import type { SessionState } from "../session/state.ts";
+import { countAnthropic, type AnthropicRequest } from "./anthropic-upstream.ts";
 import type { PreparedTurn } from "./request.ts";
 
-export async function countTokens(c: RouteContext, p: PreparedTurn): Promise<{ tokens: number; how: string }> {
+/** `anthropic`: the Messages upstream counts the request itself (forwarded to its count_tokens). */
+export async function countTokens(
+  c: RouteContext,
+  p: PreparedTurn,
+  anthropic?: AnthropicRequest,
+): Promise<{ tokens: number; how: "forwarded" | "estimate" }> {
   const o = p.options;
   const declared = p.body.tools ?? [];
   const set = await clientToolSet(declared.flatMap((t) => (t.type === "function" ? [t] : [])));
@@ -41,6 +47,12 @@ export async function countTokens(c: RouteContext, p: PreparedTurn): Promise<{ t
   const loads = p.plan.load.filter((n) => byName.has(n) && !view.coreTools.includes(n));
   const tools = upstreamTools(set.tools.map(upstreamClientTool), { ...view, activations: loads }, byName);
   const messages = withSystemSection(p.body.messages, view.systemSection);
+  const cfg = settings(c.env).anthropic;
+  if (anthropic && cfg)
+    return {
+      tokens: await countAnthropic(cfg, anthropic, { messages, tools }, c.request.signal ?? new AbortController().signal),
+      how: "forwarded",
+    };
   const chars = JSON.stringify(messages).length + JSON.stringify(tools).length;
   return { tokens: Math.ceil(chars * TOKENS_PER_CHAR), how: "estimate" };
 }

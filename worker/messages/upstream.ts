@@ -8,7 +8,7 @@ import type { TurnExtras } from "../chat/turn.ts";
 import type { RouteContext } from "../http.ts";
 import { settings } from "../settings.ts";
 import type { MessagesBody, MessagesHeaders } from "../wire/messages.ts";
-import { callAnthropic } from "./anthropic-upstream.ts";
+import { callAnthropic, type AnthropicRequest } from "./anthropic-upstream.ts";
 
 /** betas that ask for deferral itself: the Worker answers them, the upstream never sees their shapes */
 export const DEFERRAL_BETAS = new Set(["advanced-tool-use-2025-11-20", "tool-search-tool-2025-10-19"]);
@@ -21,12 +21,18 @@ export function keptBetas(header: string | undefined): string | undefined {
   return kept.length ? kept.join(",") : undefined;
 }
 
-export function anthropicCaller(c: RouteContext, body: MessagesBody, headers: MessagesHeaders): NonNullable<TurnExtras["callModel"]> {
-  const cfg = settings(c.env).anthropic!;
-  const fields: Record<string, JsonValue> = { model: body.model, max_tokens: body.max_tokens };
+/** What the Anthropic upstream keeps of the request. */
+export function anthropicRequest(body: Partial<MessagesBody> & Pick<MessagesBody, "model">, headers: MessagesHeaders): AnthropicRequest {
+  const fields: Record<string, JsonValue> = { model: body.model };
+  if (body.max_tokens !== undefined) fields.max_tokens = body.max_tokens;
   for (const k of ["temperature", "top_p", "top_k", "stop_sequences", "thinking", "metadata"] as const)
     if (body[k] !== undefined) fields[k] = body[k] as JsonValue;
   const parallel = !(body.tool_choice && "disable_parallel_tool_use" in body.tool_choice && body.tool_choice.disable_parallel_tool_use);
-  const req = { fields, system: body.system, parallel, betas: keptBetas(headers["anthropic-beta"]) };
+  return { fields, system: body.system, parallel, betas: keptBetas(headers["anthropic-beta"]) };
+}
+
+export function anthropicCaller(c: RouteContext, body: MessagesBody, headers: MessagesHeaders): NonNullable<TurnExtras["callModel"]> {
+  const cfg = settings(c.env).anthropic!;
+  const req = anthropicRequest(body, headers);
   return (round, opts) => callAnthropic(cfg, req, round, opts);
 }

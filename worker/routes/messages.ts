@@ -18,7 +18,7 @@ import { contentBlocks, messageObject, messagesUsage, newMessageId, searchBlocks
 import { regexAnswer, searchReports } from "../messages/search.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { settings } from "../settings.ts";
-import { anthropicCaller } from "../messages/upstream.ts";
+import { anthropicCaller, anthropicRequest } from "../messages/upstream.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatHeaders } from "../wire/chat.ts";
 import { parseCountTokensBody, parseMessagesBody, parseMessagesHeaders, type MessagesHeaders } from "../wire/messages.ts";
 
@@ -73,9 +73,10 @@ async function count(c: RouteContext): Promise<Response> {
   const headers = parseMessagesHeaders(c.request.headers);
   const chatOptions = parseChatHeaders(c.request.headers);
   const body = parseCountTokensBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  const prepared = prepareTurn(body, headers, chatOptions, upstreamKind(c, headers));
-  const counted = await countTokens(c, prepared);
-  return json({ input_tokens: counted.tokens }, 200, { "x-toolsearch-upstream": "chat", "x-toolsearch-count": counted.how });
+  const upstream = upstreamKind(c, headers);
+  const prepared = prepareTurn(body, headers, chatOptions, upstream);
+  const counted = await countTokens(c, prepared, upstream === "anthropic" ? anthropicRequest(body, headers) : undefined);
+  return json({ input_tokens: counted.tokens }, 200, { "x-toolsearch-upstream": upstream, "x-toolsearch-count": counted.how });
 }
 
 export const messagesRoutes = [
