@@ -71,6 +71,56 @@ describe("bad input", () => {
   });
 });
 
+describe("blocks to a chat upstream", () => {
+  it("images, documents and tool results become chat parts and tool messages; thinking and the Worker's own search blocks are left out", async () => {
+    const png = "iVBORw0KGgo=";
+    const r = await post({
+      system: [{ type: "text", text: "Blocks.", cache_control: { type: "ephemeral" } }],
+      tools: [tool("get_weather")],
+      messages: [
+        user([
+          { type: "text", text: "look" },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: png } },
+          { type: "document", source: { type: "text", media_type: "text/plain", data: "the doc" } },
+        ]),
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "hmm", signature: "sig" },
+            { type: "server_tool_use", id: "srvtoolu_1", name: "tool_search_tool_bm25", input: { query: "x" } },
+            {
+              type: "tool_search_tool_result",
+              tool_use_id: "srvtoolu_1",
+              content: { type: "tool_search_tool_search_result", tool_references: [] },
+            },
+            { type: "text", text: "calling" },
+            { type: "tool_use", id: "toolu_9", name: "get_weather", input: { city: "Oslo" } },
+          ],
+        },
+        user([{ type: "tool_result", tool_use_id: "toolu_9", content: [{ type: "text", text: "rain" }], is_error: true }]),
+      ],
+    });
+    expect(r.status).toBe(200);
+    const [sent] = await control("requests");
+    expect(sent.body.messages[0]).toEqual({ role: "system", content: "Blocks." });
+    expect(sent.body.messages[1]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "look" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+        { type: "text", text: "the doc" },
+      ],
+    });
+    expect(sent.body.messages[2]).toEqual({
+      role: "assistant",
+      content: "calling",
+      tool_calls: [{ id: "toolu_9", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+    });
+    expect(sent.body.messages[3]).toEqual({ role: "tool", tool_call_id: "toolu_9", content: "Error: rain" });
+    expect(JSON.stringify(sent.body)).not.toMatch(/thinking|server_tool_use|cache_control|input_schema/);
+  });
+});
+
 describe("keys and upstream failures", () => {
   it("x-api-key is a key like Authorization: Bearer; a wrong one is a 401", async () => {
     const ok = await post({ messages: [user("hello")] }, { authorization: "", "x-api-key": KEY_A });
