@@ -4,8 +4,13 @@
 // asks for them), names only until a tool is loaded, then its schema appended; each request extends
 // the previous one byte for byte; the client's system blocks keep cache_control, and thinking and
 // other betas pass. A header chooses the Chat Completions upstream instead; a header names the one used.
+// With extended thinking (the real @anthropic-ai/sdk), the scripted upstream signs its thinking and
+// refuses a tool_use turn sent back without it, as Anthropic does: hidden rounds keep theirs, the
+// client gets every round's thinking (streamed as thinking_delta and signature_delta) and its history
+// sent back is accepted.
+import Anthropic from "@anthropic-ai/sdk";
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import { callWith, type Json } from "./helpers.ts";
+import { callWith, fetchWith, KEY_A, type Json } from "./helpers.ts";
 
 const upstream = inject("upstreamUrl");
 const vars = {
@@ -164,5 +169,120 @@ describe("the Anthropic upstream", () => {
     const r = await post({ messages: [{ role: "user", content: "hello" }] });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ type: "error", error: { type: "invalid_request_error", message: "prompt is too long" } });
+  });
+});
+
+describe("extended thinking on the Anthropic upstream", () => {
+  const client = new Anthropic({ baseURL: "https://toolsearch.test", apiKey: KEY_A, maxRetries: 0, fetch: fetchWith(vars) });
+  const thinking = { type: "enabled" as const, budget_tokens: 1024 };
+  const tools: Anthropic.ToolUnion[] = [
+    { type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" },
+    tool("get_weather", { defer_loading: true }) as Anthropic.Tool,
+    tool("send_email", { defer_loading: true }) as Anthropic.Tool,
+  ];
+  const base = { model: "claude-sonnet-4-6", max_tokens: 2048, thinking, tools };
+  const thoughts = (content: Anthropic.ContentBlock[]) => content.filter((b): b is Anthropic.ThinkingBlock => b.type === "thinking");
+  /** each upstream request's assistant turns: the thinking blocks before its first tool_use */
+  const sentThinking = (r: Json) =>
+    (r.raw.messages as Json[])
+      .filter((m) => m.role === "assistant")
+      .map((m) =>
+        (m.content as Json[]).slice(
+          0,
+          (m.content as Json[]).findIndex((b) => b.type === "tool_use"),
+        ),
+      );
+
+  it("a hidden search round keeps its signed thinking upstream; the client gets both rounds' thinking; its history sent back is accepted", async () => {
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "get the weather" }];
+    const system = "You help (thinking, create).";
+    const first = await client.messages.create({ ...base, system, messages });
+    expect(first.content.map((b) => b.type)).toEqual(["thinking", "thinking", "server_tool_use", "tool_search_tool_result", "tool_use"]);
+    const [hidden, own] = thoughts(first.content);
+    const use = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use")!;
+    expect(use.name).toBe("get_weather");
+    expect(own!.thinking).toContain(`[${use.id}]`);
+    expect(own!.signature).toMatch(/=$/);
+    const reqs = await control("requests");
+    expect(reqs.length).toBe(2);
+    // the hidden round went back upstream with the thinking the client now sees first, unchanged
+    expect(sentThinking(reqs[1])).toEqual([[{ type: "thinking", thinking: hidden!.thinking, signature: hidden!.signature }]]);
+    messages.push(
+      { role: "assistant", content: first.content },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: use.id, content: "rain" }],
+      },
+    );
+    const done = await client.messages.create({ ...base, system, messages });
+    expect(done.content.map((b) => b.type)).toEqual(["thinking", "text"]);
+    expect(done.content[1]).toMatchObject({ text: expect.stringContaining("Done with get_weather: rain") });
+    const all = await control("requests");
+    expect(all.length).toBe(3);
+    expect(sentThinking(all[2]).map((t) => t.map((b: Json) => b.signature))).toEqual([[hidden!.signature], [own!.signature]]);
+    expectDeferralApplied(all);
+    expectAppendOnlyAsSent(all);
+  });
+
+  it("streamed: thinking_delta and signature_delta in Anthropic's order, finalMessage() holds the thinking; the next streamed turn is accepted", async () => {
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "get the weather" }];
+    const system = "You help (thinking, stream).";
+    const stream = client.messages.stream({ ...base, system, messages });
+    const events: string[] = [];
+    let thought = "";
+    stream.on("streamEvent", (e) => {
+      events.push(
+        e.type === "content_block_delta" ? e.delta.type : e.type === "content_block_start" ? `start:${e.content_block.type}` : e.type,
+      );
+    });
+    stream.on("thinking", (delta) => (thought += delta));
+    const first = await stream.finalMessage();
+    const thinkingRun = ["start:thinking", "thinking_delta", "signature_delta", "content_block_stop"];
+    const squeezed = events.filter((e, i) => e !== "thinking_delta" || events[i - 1] !== "thinking_delta");
+    // the SDK passes no ping on; the hidden round's thinking, then the answering round's, then the search and tool_use blocks
+    expect(squeezed.slice(0, 1 + 2 * thinkingRun.length + 1)).toEqual([
+      "message_start",
+      ...thinkingRun,
+      ...thinkingRun,
+      "start:server_tool_use",
+    ]);
+    expect(events.at(-1)).toBe("message_stop");
+    const blocks = thoughts(first.content);
+    expect(blocks.length).toBe(2);
+    expect(thought).toBe(blocks.map((b) => b.thinking).join(""));
+    const use = first.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use")!;
+    expect(blocks[1]!.thinking).toContain(`[${use.id}]`);
+    expect(blocks.every((b) => b.signature.length > 20)).toBe(true);
+    messages.push(
+      { role: "assistant", content: first.content },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: use.id, content: "sun" }],
+      },
+    );
+    const done = await client.messages.stream({ ...base, system, messages }).finalMessage();
+    expect(done.content.map((b) => b.type)).toEqual(["thinking", "text"]);
+    expect(done.content[1]).toMatchObject({ text: expect.stringContaining("Done with get_weather: sun") });
+    const reqs = await control("requests");
+    expect(sentThinking(reqs[2]).map((t) => t.map((b: Json) => b.signature))).toEqual(blocks.map((b) => [b.signature]));
+    expectAppendOnlyAsSent(reqs);
+  });
+
+  it("the client's own history with thinking (no hidden round, nothing spliced) reaches the upstream unchanged; a changed signature is refused", async () => {
+    const builtin = [tool("Bash"), { ...tool("ToolSearch"), input_schema: { type: "object", properties: { query: { type: "string" } } } }];
+    const messages: Json[] = [{ role: "user", content: "<system-reminder>\nmcp__shop__get_weather\n</system-reminder>\nget the weather" }];
+    const body = { system: "You are Claude Code (thinking).", tools: builtin, thinking };
+    const first = await post({ ...body, messages });
+    expect(first.body.content.map((b: Json) => b.type)).toEqual(["thinking", "tool_use"]);
+    const use = first.body.content[1];
+    const result = { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: "nothing found" }] };
+    const forged = [{ ...first.body.content[0], signature: "forged" }, use];
+    const refused = await post({ ...body, messages: [...messages, { role: "assistant", content: forged }, result] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.type).toBe("invalid_request_error");
+    const second = await post({ ...body, messages: [...messages, { role: "assistant", content: first.body.content }, result] });
+    expect(second.status).toBe(200);
+    const reqs = await control("requests");
+    expect(reqs.at(-1).raw.messages[1].content).toEqual(first.body.content);
   });
 });

@@ -1,11 +1,14 @@
 // POST /v1/messages inside workerd (real Durable Objects, the scripted Chat Completions upstream in
 // Node): errors in Anthropic's shape with Anthropic's statuses; a refused request creates no
 // session and calls no model; Claude Code's metadata.user_id names the session; x-api-key works
-// as the key; upstream failures keep the shape; count_tokens counts what deferral leaves.
+// as the key, and a bad or missing one is Anthropic's 401 authentication_error (the SDK's
+// AuthenticationError) while other routes keep theirs; upstream failures keep the shape;
+// count_tokens counts what deferral leaves.
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { keyedSessionId } from "../../worker/session/create.ts";
-import { callWith, KEY_A, type Json } from "./helpers.ts";
+import Anthropic from "@anthropic-ai/sdk";
+import { callWith, fetchWith, KEY_A, type Json } from "./helpers.ts";
 
 const upstream = inject("upstreamUrl");
 const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000", UPSTREAM_MAX_RETRIES: "0" };
@@ -127,6 +130,39 @@ describe("keys and upstream failures", () => {
     expect(ok.status).toBe(200);
     const denied = await post({ messages: [user("hello")] }, { authorization: "", "x-api-key": "wrong-key-0000000000" });
     expect(denied.status).toBe(401);
+  });
+
+  it("a wrong or missing key: Anthropic's 401 authentication_error on both Messages routes (the SDK's AuthenticationError), WWW-Authenticate kept; chat's 401 unchanged", async () => {
+    const sdk = new Anthropic({
+      baseURL: "https://toolsearch.test",
+      apiKey: "wrong-key-0000000000",
+      maxRetries: 0,
+      fetch: fetchWith(vars),
+    });
+    const sent = sdk.messages.create({ model: "claude-sonnet-4-6", max_tokens: 64, messages: [{ role: "user", content: "hello" }] });
+    const err = await sent.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
+    expect((err as InstanceType<typeof Anthropic.AuthenticationError>).error).toMatchObject({
+      type: "error",
+      error: { type: "authentication_error", message: expect.any(String) },
+    });
+    for (const path of ["/v1/messages", "/v1/messages/count_tokens"]) {
+      const missing = await post({ messages: [user("hello")] }, { authorization: "" }, path);
+      expect([missing.status, missing.body.type, missing.body.error.type]).toEqual([401, "error", "authentication_error"]);
+      expect(missing.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    }
+    const chat = await callWith(
+      vars,
+      "POST",
+      "/v1/chat/completions",
+      { model: "gpt-4o", messages: [user("hello")] },
+      { authorization: "" },
+    );
+    expect(chat.status).toBe(401);
+    expect(chat.body.error.code).toBeDefined();
+    expect(chat.body.type).toBeUndefined();
+    expect(chat.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    expect(await control("requests")).toEqual([]);
   });
 
   it("an upstream 5xx is a 502 api_error; an upstream 4xx keeps its status", async () => {

@@ -1,11 +1,19 @@
 // Reading a Messages upstream's event stream into one agent round: text deltas as they come (for a
-// streaming client), tool_use blocks with their input_json_delta pieces joined, thinking skipped
-// (a chat-form round has no place for it), the stop reason in chat terms and the usage.
+// streaming client), tool_use blocks with their input_json_delta pieces joined, thinking and
+// redacted_thinking blocks kept whole on the round's message (thinking.ts) and relayed event by
+// event as they come (`onThinking`), the stop reason in chat terms and the usage.
 
 import type { ModelTurn } from "../core/agent.ts";
 import type { ChatMessage, ToolCall, Usage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import type { RoundMeta } from "../chat/model-client.ts";
+import { withThinking, type ThinkingBlock } from "./thinking.ts";
+
+/** A thinking block's events as the upstream sends them: its start, each thinking or signature delta, its stop. */
+export type ThinkingEvent =
+  | { kind: "start"; block: ThinkingBlock }
+  | { kind: "delta"; delta: { type: "thinking_delta"; thinking: string } | { type: "signature_delta"; signature: string } }
+  | { kind: "stop" };
 
 export interface AnthropicUsage {
   input_tokens?: number;
@@ -33,8 +41,8 @@ type Event = {
   type: string;
   index?: number;
   message?: { id?: string; model?: string; usage?: AnthropicUsage };
-  content_block?: { type: string; id?: string; name?: string };
-  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+  content_block?: { type: string; id?: string; name?: string; data?: string };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string; thinking?: string; signature?: string };
   usage?: AnthropicUsage;
   error?: { type?: string; message?: string };
 };
@@ -43,10 +51,12 @@ export async function readMessagesStream(
   res: Response,
   model: string,
   onText?: (delta: string, meta: RoundMeta) => void,
+  onThinking?: (e: ThinkingEvent) => void,
 ): Promise<{ turn: Omit<ModelTurn, "usage">; usage: AnthropicUsage; meta: RoundMeta }> {
   const meta: RoundMeta = { id: "", created: Math.floor(Date.now() / 1000), model };
   let text = "";
   const calls = new Map<number, ToolCall>();
+  const thinking = new Map<number, ThinkingBlock>();
   let finish: string | null = null;
   let usage: AnthropicUsage = {};
   const decoder = new TextDecoder();
@@ -62,6 +72,25 @@ export async function readMessagesStream(
         type: "function",
         function: { name: e.content_block.name ?? "", arguments: "" },
       });
+    else if (e.type === "content_block_start" && e.content_block?.type === "thinking") {
+      const block: ThinkingBlock = { type: "thinking", thinking: "", signature: "" };
+      thinking.set(e.index ?? 0, block);
+      onThinking?.({ kind: "start", block: { ...block } });
+    } else if (e.type === "content_block_start" && e.content_block?.type === "redacted_thinking") {
+      const block: ThinkingBlock = { type: "redacted_thinking", data: e.content_block.data ?? "" };
+      thinking.set(e.index ?? 0, block);
+      onThinking?.({ kind: "start", block: { ...block } });
+    } else if (e.type === "content_block_delta" && (e.delta?.type === "thinking_delta" || e.delta?.type === "signature_delta")) {
+      const block = thinking.get(e.index ?? 0);
+      if (block?.type !== "thinking") return;
+      if (e.delta.type === "thinking_delta") {
+        block.thinking += e.delta.thinking ?? "";
+        onThinking?.({ kind: "delta", delta: { type: "thinking_delta", thinking: e.delta.thinking ?? "" } });
+      } else {
+        block.signature += e.delta.signature ?? "";
+        onThinking?.({ kind: "delta", delta: { type: "signature_delta", signature: e.delta.signature ?? "" } });
+      }
+    } else if (e.type === "content_block_stop" && thinking.has(e.index ?? 0)) onThinking?.({ kind: "stop" });
     else if (e.type === "content_block_delta" && e.delta?.type === "text_delta" && e.delta.text) {
       text += e.delta.text;
       onText?.(e.delta.text, meta);
@@ -98,7 +127,8 @@ export async function readMessagesStream(
     if (done) break;
   }
   if (!meta.id) throw new ToolsearchError("upstream_error", "upstream answered with no message_start event");
-  const message: ChatMessage = { role: "assistant", content: text || null };
+  const blocks = [...thinking.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
+  const message: ChatMessage = withThinking({ role: "assistant", content: text || null }, blocks);
   const toolCalls = [...calls.entries()]
     .sort((a, b) => a[0] - b[0])
     .map(([, c]) => ({ ...c, function: { ...c.function, arguments: c.function.arguments || "{}" } }));

@@ -2,7 +2,8 @@
 // round of the agent loop, sent as a Messages request with deferral already applied. The round
 // comes in chat form (the one agent loop works on it) and goes out as Messages: the client's own
 // system blocks first, cache_control and all, the deferred section as one more text block; tool
-// calls as tool_use blocks, tool results as tool_result blocks; tools with input_schema. The
+// calls as tool_use blocks, tool results as tool_result blocks, an assistant round's thinking blocks
+// back as the upstream sent them, before its text and tool_use (thinking.ts); tools with input_schema. The
 // request's thinking, top_k, metadata and betas are kept; defer_loading, tool_reference and the
 // placeholder never reach it (the Worker answered them). Always streamed, so text reaches a
 // streaming client as it arrives; 4xx answers pass through, 5xx and timeouts are retried, then a 502.
@@ -11,7 +12,8 @@ import type { ModelTurn } from "../core/agent.ts";
 import { textOf, type ChatMessage, type JsonValue, type OpenAITool, type ToolCall, type Usage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { UpstreamRejection, type RoundMeta, type UpstreamConfig } from "../chat/model-client.ts";
-import { chatUsage, readMessagesStream } from "./anthropic-stream.ts";
+import { chatUsage, readMessagesStream, type ThinkingEvent } from "./anthropic-stream.ts";
+import { thinkingOf } from "./thinking.ts";
 
 type Block = Record<string, JsonValue>;
 type Message = { role: "user" | "assistant"; content: Block[] };
@@ -53,6 +55,7 @@ export function messagesOf(round: readonly ChatMessage[]): { system: string | nu
     else if (m.role === "tool") push("user", [{ type: "tool_result", tool_use_id: m.tool_call_id ?? "", content: textOf(m.content) }]);
     else if (m.role === "assistant")
       push("assistant", [
+        ...thinkingOf(m),
         ...blocks(m.content),
         ...(m.tool_calls ?? []).map((c) => ({ type: "tool_use", id: c.id, name: c.function.name, input: inputOf(c) })),
       ]);
@@ -158,15 +161,15 @@ async function post(
   }
 }
 
-/** Call the Messages upstream once; `onText` sees each text delta. */
+/** Call the Messages upstream once; `onText` sees each text delta, `onThinking` each thinking block's events. */
 export async function callAnthropic(
   cfg: UpstreamConfig,
   req: AnthropicRequest,
   round: Round,
-  opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void },
+  opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void; onThinking?: (e: ThinkingEvent) => void },
 ): Promise<ModelTurn & { meta: RoundMeta }> {
   const res = await post(cfg, req, "/v1/messages", { ...messagesBody(req, round), stream: true }, opts.signal);
-  const read = await readMessagesStream(res, String(req.fields.model), opts.onText);
+  const read = await readMessagesStream(res, String(req.fields.model), opts.onText, opts.onThinking);
   const usage: Partial<Usage> = chatUsage(read.usage);
   return { ...read.turn, usage, meta: read.meta };
 }

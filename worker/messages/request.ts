@@ -54,7 +54,7 @@ export function prepareTurn(
   chatOptions: ChatHeaders,
   upstream: "chat" | "anthropic",
 ): PreparedTurn {
-  const { messages, references } = chatMessages(systemText(body.system), body.messages);
+  const { messages, references } = chatMessages(systemText(body.system), body.messages, upstream === "anthropic");
   const plan = toolPlan(body, references);
   const tools = [...plan.tools, ...(plan.search.regex ? [regexTool(plan.search.regex)] : [])];
   // catalog tools join an own-search client's session only when it asks (edge execution, or the header)

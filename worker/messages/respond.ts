@@ -1,14 +1,16 @@
-// A finished turn as a Messages answer, pure: the agent's message as content blocks (its text, the
-// Worker's tool searches as Anthropic reports its server tools, each call to a client tool as a
+// A finished turn as a Messages answer, pure: the agent's message as content blocks (each round's
+// thinking and text, hidden rounds included: thinking.ts; the Worker's tool searches as Anthropic reports its server tools, each call to a client tool as a
 // tool_use), the stop reason, and usage in Anthropic's shape (input tokens without the cached
 // ones, which are cache_read_input_tokens).
 
 import type { AgentResult } from "../core/agent.ts";
-import { textOf, type JsonValue, type Usage } from "../core/chat.ts";
+import type { JsonValue, Usage } from "../core/chat.ts";
+import { roundBlocks, type ThinkingBlock } from "./thinking.ts";
 import type { SearchKind } from "./tools.ts";
 
 export type Block =
   | { type: "text"; text: string }
+  | ThinkingBlock
   | { type: "tool_use"; id: string; name: string; input: Record<string, JsonValue> }
   | { type: "server_tool_use"; id: string; name: string; input: Record<string, JsonValue>; caller: { type: "direct" } }
   | { type: "tool_search_tool_result"; tool_use_id: string; content: JsonValue };
@@ -84,11 +86,14 @@ export function searchBlocks(reports: readonly SearchReport[], id: string): Bloc
   });
 }
 
-/** The content blocks: text first (hidden rounds' text included), then searches, then tool_use blocks. */
+/**
+ * The content blocks: each round's thinking and text first (hidden rounds' included, as they came),
+ * then searches, then tool_use blocks.
+ */
 export function contentBlocks(result: AgentResult, searched: readonly Block[]): Block[] {
-  const blocks: Block[] = [];
-  const text = textOf(result.message.content);
-  if (text) blocks.push({ type: "text", text });
+  const s = result.splice;
+  const rounds = s ? [...s.hidden.filter((m) => m.role === "assistant"), s.reply.upstream] : [result.message];
+  const blocks: Block[] = roundBlocks(rounds);
   blocks.push(...searched);
   for (const call of result.message.tool_calls ?? [])
     blocks.push({ type: "tool_use", id: call.id, name: call.function.name, input: inputOf(call.function.arguments) });

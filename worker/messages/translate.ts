@@ -2,13 +2,15 @@
 // messages (tool_use blocks tool calls, tool_result blocks tool messages), its fields their chat
 // forms. The same request always gives the same bytes, so a conversation replayed turn by turn
 // reaches the upstream as before. Blocks a chat upstream has no place for are left out: thinking
-// (a chat model cannot take it back), and the tool search blocks the Worker answered itself
+// (a chat model cannot take it back; for the Anthropic upstream it rides on the assistant message,
+// unchanged: thinking.ts), and the tool search blocks the Worker answered itself
 // (server_tool_use, tool_search_tool_result: the session's splices put the hidden rounds back).
 // `tool_reference` blocks are gathered, in the order they first appear: the tools they load.
 
 import type { ChatMessage, JsonValue, ToolCall } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import type { ContentBlock, MessageParam, MessagesBody, ResultPart, ToolChoice } from "../wire/messages.ts";
+import { withThinking, type ThinkingBlock } from "./thinking.ts";
 
 /** A 400 naming the field, as every check on this surface words it (`field: rule`). */
 export const badField = (field: string, rule: string) => new ToolsearchError("bad_request", `${field}: ${rule}`);
@@ -66,8 +68,8 @@ export interface Translated {
   references: string[];
 }
 
-/** Messages as chat messages; a tool_result must answer a tool_use made before it. */
-export function chatMessages(system: string | undefined, messages: readonly MessageParam[]): Translated {
+/** Messages as chat messages; a tool_result must answer a tool_use made before it; thinking kept only when asked. */
+export function chatMessages(system: string | undefined, messages: readonly MessageParam[], keepThinking = false): Translated {
   const out: ChatMessage[] = system !== undefined ? [{ role: "system", content: system }] : [];
   const calls = new Set<string>();
   const refs: string[] = [];
@@ -76,8 +78,10 @@ export function chatMessages(system: string | undefined, messages: readonly Mess
     if (m.role === "assistant") {
       const text: string[] = [];
       const toolCalls: ToolCall[] = [];
+      const thinking: ThinkingBlock[] = [];
       m.content.forEach((b, j) => {
         if (b.type === "text") text.push(b.text);
+        else if ((b.type === "thinking" || b.type === "redacted_thinking") && keepThinking) thinking.push(b as ThinkingBlock);
         else if (b.type === "tool_use") {
           toolCalls.push({ id: b.id, type: "function", function: { name: b.name, arguments: JSON.stringify(b.input) } });
           calls.add(b.id);
@@ -85,10 +89,10 @@ export function chatMessages(system: string | undefined, messages: readonly Mess
         else if (b.type !== "thinking" && b.type !== "redacted_thinking" && b.type !== "server_tool_use")
           throw badField(`${field}.${j}.type`, `a "${b.type}" block cannot be in an assistant message`);
       });
-      if (!text.length && !toolCalls.length) return;
+      if (!text.length && !toolCalls.length && !thinking.length) return;
       const msg: ChatMessage = { role: "assistant", content: text.length ? text.join("") : null };
       if (toolCalls.length) msg.tool_calls = toolCalls;
-      out.push(msg);
+      out.push(withThinking(msg, thinking));
       return;
     }
     const parts: JsonValue[] = [];

@@ -8,6 +8,7 @@ import type { TurnExtras } from "../chat/turn.ts";
 import type { RouteContext } from "../http.ts";
 import { settings } from "../settings.ts";
 import type { MessagesBody, MessagesHeaders } from "../wire/messages.ts";
+import type { ThinkingEvent } from "./anthropic-stream.ts";
 import { callAnthropic, type AnthropicRequest } from "./anthropic-upstream.ts";
 
 /** betas that ask for deferral itself: the Worker answers them, the upstream never sees their shapes */
@@ -31,8 +32,14 @@ export function anthropicRequest(body: Partial<MessagesBody> & Pick<MessagesBody
   return { fields, system: body.system, parallel, betas: keptBetas(headers["anthropic-beta"]) };
 }
 
-export function anthropicCaller(c: RouteContext, body: MessagesBody, headers: MessagesHeaders): NonNullable<TurnExtras["callModel"]> {
+/** The turn's model call on the Anthropic upstream; `onThinking` sees each round's thinking as it comes (a streaming client). */
+export function anthropicCaller(
+  c: RouteContext,
+  body: MessagesBody,
+  headers: MessagesHeaders,
+  onThinking?: (e: ThinkingEvent) => void,
+): NonNullable<TurnExtras["callModel"]> {
   const cfg = settings(c.env).anthropic!;
   const req = anthropicRequest(body, headers);
-  return (round, opts) => callAnthropic(cfg, req, round, opts);
+  return (round, opts) => callAnthropic(cfg, req, round, { ...opts, onThinking });
 }

@@ -5,14 +5,14 @@
 // a Messages object or Anthropic's event stream. Anthropic's regex tool search is answered here
 // (messages/search.ts), its bm25 one by the Worker's toolSearch; both are reported as server tool
 // blocks. POST /v1/messages/count_tokens counts what the upstream would be sent. Errors take
-// Anthropic's shape (messages/errors.ts) through the one error handler.
+// Anthropic's shape (messages/errors.ts) through the one error handler, a bad or missing key too.
 
 import { json, readJson, route, type RouteContext } from "../http.ts";
 import { streamTurn } from "../chat/stream.ts";
 import { chatTurn } from "../chat/turn.ts";
 import { countTokens } from "../messages/count.ts";
 import { anthropicErrorResponse } from "../messages/errors.ts";
-import { messageEvents } from "../messages/events.ts";
+import { messageEvents, type ThinkingRelay } from "../messages/events.ts";
 import { prepareTurn } from "../messages/request.ts";
 import { contentBlocks, messageObject, messagesUsage, newMessageId, searchBlocks } from "../messages/respond.ts";
 import { regexAnswer, searchReports } from "../messages/search.ts";
@@ -40,11 +40,13 @@ async function create(c: RouteContext): Promise<Response> {
   const prepared = prepareTurn(body, headers, chatOptions, upstream);
   const { plan } = prepared;
   const regex = regexAnswer(plan);
+  // a streaming client gets each round's thinking as the upstream sends it
+  const relay: ThinkingRelay = {};
   const turn = await chatTurn(c, prepared.body, prepared.options, {
     load: plan.load,
     withoutCatalog: prepared.withoutCatalog,
     answer: regex.answer,
-    ...(upstream === "anthropic" ? { callModel: anthropicCaller(c, body, headers) } : {}),
+    ...(upstream === "anthropic" ? { callModel: anthropicCaller(c, body, headers, (e) => relay.on?.(e)) } : {}),
   });
   turn.headers["x-toolsearch-upstream"] = upstream;
   if (plan.ignored.length) turn.headers["x-toolsearch-ignored-tools"] = plan.ignored.join(",");
@@ -66,7 +68,7 @@ async function create(c: RouteContext): Promise<Response> {
     stop_sequence: null,
     usage: messagesUsage(null),
   });
-  return streamTurn(turn, (write) => messageEvents(write, { started, finish }));
+  return streamTurn(turn, (write, begin) => messageEvents(write, { started, finish }, begin, relay));
 }
 
 async function count(c: RouteContext): Promise<Response> {
@@ -80,6 +82,6 @@ async function count(c: RouteContext): Promise<Response> {
 }
 
 export const messagesRoutes = [
-  route("POST", "/v1/messages", create, anthropicErrorResponse),
-  route("POST", "/v1/messages/count_tokens", count, anthropicErrorResponse),
+  route("POST", "/v1/messages", create, anthropicErrorResponse, true),
+  route("POST", "/v1/messages/count_tokens", count, anthropicErrorResponse, true),
 ];
