@@ -43,6 +43,7 @@ export default defineConfig({
               bindings: {
                 API_KEYS: TEST_API_KEYS,
                 OPENAI_API_KEY: "test-upstream-key",
+                ANTHROPIC_API_KEY: "test-anthropic-key",
                 SERVERS: serversVar(edgeUrls),
                 EDGE_TEST_TOKEN: EDGE_TOKEN,
                 TEST_MIGRATIONS: migrations,

@@ -1,6 +1,7 @@
-// API keys and who is calling. Every /v1/* and /mcp request needs `Authorization: Bearer <key>`;
-// the secret API_KEYS maps each key to a tenant, `{ "<key>": "<tenant>" }`, or to a tenant and a
-// user, `{ "<key>": { "tenant": "...", "user": "..." } }`. A key with `"assertsUser": true` may
+// API keys and who is calling. Every /v1/* and /mcp request needs `Authorization: Bearer <key>` (or
+// `x-api-key: <key>`, as Anthropic's clients send it); the secret API_KEYS maps each key to a
+// tenant, `{ "<key>": "<tenant>" }`, or to a tenant and a user,
+// `{ "<key>": { "tenant": "...", "user": "..." } }`. A key with `"assertsUser": true` may
 // name the user per request in `x-toolsearch-user` (a backend that authenticates its own users);
 // without the header its own `user` (if any) holds. The (tenant, user) pair is the principal:
 // sessions are issued for it and freeze it, and per-user upstream accounts are kept under it.
@@ -88,7 +89,8 @@ const DENIED = "missing or invalid API key (send Authorization: Bearer <key>)";
 /** The principal of the request's key; 401 without a valid one. */
 export async function authenticate(request: Request, apiKeys: string | undefined): Promise<Principal> {
   const { digests } = await keys(apiKeys);
-  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
+  // x-api-key: Anthropic's clients send the key so (Claude Code's ANTHROPIC_API_KEY, the Anthropic SDK)
+  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "") ?? /^(\S+)$/.exec(request.headers.get("x-api-key") ?? "");
   if (!m) throw new ToolsearchError("unauthorized", DENIED);
   const key = m[1]!;
   const given = matched.get(key) ?? (await digest(key));

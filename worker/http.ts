@@ -53,12 +53,22 @@ export function param(c: Pick<RouteContext, "params">, key: string): string {
 }
 
 export type Handler = (c: RouteContext) => Promise<Response>;
-/** `onError` renders this route's errors in its protocol's shape (JSON-RPC on /mcp); default `{ error }` */
-export type Route = { method: string; pattern: RegExp; keys: string[]; handler: Handler; onError?: (err: ToolsearchError) => Response };
+/**
+ * `onError` renders this route's errors in its protocol's shape (JSON-RPC on /mcp); default `{ error }`.
+ * A 401 keeps the Worker's own shape unless `rendersAuth` (the Messages API: Anthropic's authentication_error).
+ */
+export type Route = {
+  method: string;
+  pattern: RegExp;
+  keys: string[];
+  handler: Handler;
+  onError?: (err: ToolsearchError) => Response;
+  rendersAuth?: boolean;
+};
 
 /** `/v1/sessions/:id/prompt` -> a route matching that path with `id` captured. */
-export function route(method: string, path: string, handler: Handler, onError?: Route["onError"]): Route {
+export function route(method: string, path: string, handler: Handler, onError?: Route["onError"], rendersAuth = false): Route {
   const keys: string[] = [];
   const pattern = new RegExp(`^${path.replace(/:([a-zA-Z]+)/g, (_, k: string) => (keys.push(k), "([^/]+)"))}$`);
-  return { method, pattern, keys, handler, onError };
+  return { method, pattern, keys, handler, onError, rendersAuth };
 }

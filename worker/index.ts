@@ -2,7 +2,8 @@
 // checked before anything else so an unauthenticated caller learns nothing; path parameters are
 // decoded after it, inside the handler (malformed percent-encoding is a 400, never a bare 500). Every other response
 // carries x-catalog; every error is `{ error: { code, message } }` with the status of its
-// ToolsearchError (a route may render it in its protocol's shape: JSON-RPC on /mcp); a Durable
+// ToolsearchError (a route may render it in its protocol's shape: JSON-RPC on /mcp; a 401 only if
+// the route says it renders those too, as the Messages API does; every 401 keeps WWW-Authenticate); a Durable
 // Object that failed or was reset is a 503 to retry; anything else is a 500 whose details stay in
 // the logs.
 
@@ -20,6 +21,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { pageRoutes } from "./routes/page.ts";
 import { responsesRoutes } from "./routes/responses.ts";
 import { mcpRoutes } from "./routes/mcp.ts";
+import { messagesRoutes } from "./routes/messages.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 
 export { SessionDO } from "./session/session-do.ts";
@@ -33,6 +35,7 @@ const routes: Route[] = [
   ...auditRoutes,
   ...chatRoutes,
   ...responsesRoutes,
+  ...messagesRoutes,
   ...mcpRoutes,
   ...connectionRoutes,
 ];
@@ -86,6 +89,7 @@ export default {
     let label: string | undefined;
     let response: Response;
     let principal = { tenant: "", user: "" };
+    let unauthorized = false;
     const found = match(request.method, url.pathname);
     try {
       if (isProtected(url.pathname)) principal = await authenticate(request, env.API_KEYS);
@@ -113,11 +117,13 @@ export default {
       response = await found.route.handler(c);
     } catch (e) {
       const err = toError(e, `${request.method} ${url.pathname.slice(0, 200)}`);
-      const render = found && found !== "wrong-method" && err.status !== 401 ? found.route.onError : undefined;
-      response =
-        render?.(err) ?? json(err.toJSON(), err.status, err.status === 401 ? { "www-authenticate": 'Bearer realm="toolsearch"' } : {});
+      const route = found && found !== "wrong-method" ? found.route : undefined;
+      const render = err.status !== 401 || route?.rendersAuth ? route?.onError : undefined;
+      response = render?.(err) ?? json(err.toJSON(), err.status);
+      if (err.status === 401) unauthorized = true;
     }
     const headers = new Headers(response.headers);
+    if (unauthorized) headers.set("www-authenticate", 'Bearer realm="toolsearch"');
     if (label) headers.set("x-catalog", label);
     return new Response(response.body, { status: response.status, headers });
   },

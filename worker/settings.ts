@@ -1,7 +1,7 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
-// defer and access policy, the agent endpoint's upstream (OPENAI_API_KEY is a secret), and edge
-// execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links' lifetime), and
-// the browser origins the MCP gateway allows. Parsed once per isolate; a bad value is a clear 500-class config error,
+// defer and access policy, the agent endpoint's upstreams (OPENAI_API_KEY and ANTHROPIC_API_KEY are
+// secrets), edge execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links'
+// lifetime), and the browser origins the MCP gateway allows. Parsed once per isolate; a bad value is a clear 500-class config error,
 // except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
 // reported by configReport (the log, GET /healthz).
 
@@ -18,6 +18,8 @@ export interface Settings {
   policy: PolicyConfig;
   /** the agent endpoint: upstream model server and loop bound */
   upstream: UpstreamConfig;
+  /** /v1/messages: the Anthropic-compatible Messages upstream (ANTHROPIC_BASE_URL; its key the secret ANTHROPIC_API_KEY), or null */
+  anthropic: UpstreamConfig | null;
   maxHops: number;
   /** edge execution: how catalog servers are reached (empty when SERVERS is malformed), and the limits of a call */
   servers: Servers;
@@ -100,6 +102,10 @@ export function settings(env: Env): Settings {
     timeoutMs: positive(env, "UPSTREAM_TIMEOUT_MS", 120_000),
     maxRetries: positive(env, "UPSTREAM_MAX_RETRIES", 2, 0),
   };
+  const anthropicURL = String(env.ANTHROPIC_BASE_URL ?? "");
+  const anthropic: UpstreamConfig | null = anthropicURL
+    ? { ...upstream, baseURL: anthropicURL, apiKey: String(Reflect.get(env, "ANTHROPIC_API_KEY") ?? "") }
+    : null;
   const audit = String(env.AUDIT_ARGUMENTS ?? "digest");
   if (audit !== "digest" && audit !== "store")
     throw new ToolsearchError("internal", `AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
@@ -108,6 +114,7 @@ export function settings(env: Env): Settings {
     ttlMs: ttl * 1000,
     policy,
     upstream,
+    anthropic,
     maxHops: positive(env, "MAX_HOPS", 4, 0),
     ...readServers(env.SERVERS),
     resultMaxBytes: positive(env, "CALL_RESULT_MAX_BYTES", 262_144, 1024),

@@ -101,15 +101,20 @@ export async function aiSdkConversation(
 }
 
 export function aiSdkTable(rows: SdkRow[]): string {
-  const direct = rows.find((r) => r.sessions === null)!;
+  // each row compares with the direct row before it (the AI SDK's; for the Messages rows, the Messages one)
+  let direct = rows[0]!;
+  const fewer = (r: SdkRow) => {
+    if (r.sessions === null) direct = r;
+    return r === direct ? "-" : `${((1 - r.promptTokens / direct.promptTokens) * 100).toFixed(1)}%`;
+  };
   return [
-    "The AI SDK (`generateText` + `@ai-sdk/openai` `.chat()`, tools with `execute`, `stopWhen: stepCountIs(5)`) declaring all 191 demo tools, the same 20 turns; through the Worker it changes only its base URL (proxy: plus a static `x-toolsearch-activation` header). The Responses rows (agent-responses.ts): the `openai` client's `responses.create` at /v1/responses with the same 191 tools as function tools and the same turns, sending only its new input with `previous_response_id`; fewer than direct compares with the AI SDK's direct row (the same tools and turns, every schema on every request). Targets: at least 90% fewer prompt tokens than direct; at least 95% repeated prefix in `proxy`; 1 session.",
+    "The AI SDK (`generateText` + `@ai-sdk/openai` `.chat()`, tools with `execute`, `stopWhen: stepCountIs(5)`) declaring all 191 demo tools, the same 20 turns; through the Worker it changes only its base URL (proxy: plus a static `x-toolsearch-activation` header). The Responses rows (agent-responses.ts): the `openai` client's `responses.create` at /v1/responses with the same 191 tools as function tools and the same turns, sending only its new input with `previous_response_id`; fewer than direct compares with the AI SDK's direct row (the same tools and turns, every schema on every request). The Messages rows (agent-messages.ts): the Anthropic SDK's `messages.create` at /v1/messages with the same 191 tools as its own tools and the same turns, the whole conversation in each request, no session header; through the Worker over the Chat Completions upstream or the Messages upstream (`x-toolsearch-upstream`; the scripted model speaks both, usage as each protocol reports it: the repeated prefix is cache_read_input_tokens over every input token on the Messages upstream); fewer than direct compares with the Messages direct row (every schema to the Messages upstream on every request). Targets: at least 90% fewer prompt tokens than direct; at least 95% repeated prefix in `proxy`; 1 session.",
     "",
     "| way | client requests | upstream calls | prompt tokens sent | fewer than direct | repeated prefix | sessions used | added ms per client request (p50) |",
     "|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.way} | ${r.clientRequests} | ${r.upstreamCalls} | ${r.promptTokens.toLocaleString("en-US")} | ${r === direct ? "-" : `${((1 - r.promptTokens / direct.promptTokens) * 100).toFixed(1)}%`} | ${(r.cachedShare * 100).toFixed(1)}% | ${r.sessions ?? "-"} | ${r.addedMsP50.toFixed(1)} |`,
+        `| ${r.way} | ${r.clientRequests} | ${r.upstreamCalls} | ${r.promptTokens.toLocaleString("en-US")} | ${fewer(r)} | ${(r.cachedShare * 100).toFixed(1)}% | ${r.sessions ?? "-"} | ${r.addedMsP50.toFixed(1)} |`,
     ),
   ].join("\n");
 }

@@ -5,8 +5,9 @@
 // request's prefix (the scripted upstream's cached_tokens), and for the endpoint the time it adds
 // per client request over the upstream's own time. Then the AI SDK declaring all 191 tools
 // (agent-sdk.ts), direct and through the Worker, the same through /v1/responses with
-// previous_response_id (agent-responses.ts), and what client tool sets cost the Worker
-// (client-index.ts). Writes section 7 of RESULTS.md.
+// previous_response_id (agent-responses.ts), through /v1/messages with the Anthropic SDK over
+// either upstream kind and directly to the Messages upstream (agent-messages.ts), and what client
+// tool sets cost the Worker (client-index.ts). Writes section 7 of RESULTS.md.
 import OpenAI from "openai";
 import { rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
@@ -21,6 +22,7 @@ import { DEV_API_KEY, startWranglerDev } from "../fixtures/wrangler-dev.ts";
 import { BENCH_WORK, ROOT } from "./catalogs.ts";
 import { aiSdkConversation, aiSdkTable, type SdkRow } from "./agent-sdk.ts";
 import { responsesConversation } from "./agent-responses.ts";
+import { messagesConversation } from "./agent-messages.ts";
 import { clientIndexBench, clientIndexTable } from "./client-index.ts";
 import { pinnedDemo, replaceSection } from "./results.ts";
 
@@ -104,7 +106,12 @@ export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }>
   // fresh state: conversations without a session header reach sessions named by their beginning
   const persist = join(BENCH_WORK, "agent-state");
   await rm(persist, { recursive: true, force: true });
-  const dev = await startWranglerDev({ persistTo: persist, vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "bench" } });
+  // the scripted model also speaks Messages: the Worker's Anthropic upstream is the same server
+  const messagesBase = llm.url.replace(/\/v1$/, "");
+  const dev = await startWranglerDev({
+    persistTo: persist,
+    vars: { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: "bench", ANTHROPIC_BASE_URL: messagesBase, ANTHROPIC_API_KEY: "bench" },
+  });
   const rows: AgentRow[] = [];
   const sdk: SdkRow[] = [];
   try {
@@ -185,6 +192,23 @@ export async function agentBench(): Promise<{ rows: AgentRow[]; sdk: SdkRow[] }>
       };
       sdk.push(await responsesConversation(target, catalog.tools, turns, SYSTEM, llm));
     }
+    const messagesDirect = {
+      way: "Messages API direct to the Messages upstream (every schema on every request)",
+      baseURL: messagesBase,
+      apiKey: "bench",
+    };
+    sdk.push(await messagesConversation(messagesDirect, catalog.tools, turns, SYSTEM, llm));
+    for (const upstream of ["chat", "anthropic"])
+      for (const activation of ["inject", "proxy"]) {
+        const target = {
+          way: `Messages API through the Worker, ${upstream === "chat" ? "Chat Completions" : "Messages"} upstream, ${activation}`,
+          baseURL: dev.url,
+          apiKey: DEV_API_KEY,
+          headers: { "x-toolsearch-activation": activation, "x-toolsearch-upstream": upstream },
+          persist,
+        };
+        sdk.push(await messagesConversation(target, catalog.tools, turns, SYSTEM, llm));
+      }
   } finally {
     await dev.stop();
     await llm.close();

@@ -3,10 +3,10 @@
 // `execute`; the Worker defers them, loads what the model asks for, and the SDK's own tool loop
 // runs each call and gets a final answer, over two user turns in one session.
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from "ai";
+import { generateText, stepCountIs, streamText, type ModelMessage } from "ai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { KEY, sessionObjects, useAgentRig } from "./agent-rig.ts";
-import { demoClientTools, expectDeferredConversation, type DemoTool } from "./sdk-rig.ts";
+import { aiSdkTools, demoClientTools, expectDeferredConversation, type DemoTool } from "./sdk-rig.ts";
 
 // the SDK warns, once per request, that it drops `propertyNames` from a demo schema
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -16,18 +16,7 @@ beforeAll(async () => {
   declared = await demoClientTools();
 });
 
-function sdkTools(ran: string[]): ToolSet {
-  return Object.fromEntries(
-    declared.map((t) => [
-      t.name,
-      tool({
-        description: t.description,
-        inputSchema: jsonSchema(t.parameters),
-        execute: async () => (ran.push(t.name), `ok from ${t.name}`),
-      }),
-    ]),
-  );
-}
+const sdkTools = (ran: string[]) => aiSdkTools(declared, ran);
 
 const model = () => createOpenAI({ baseURL: `${rig.dev.url}/v1`, apiKey: KEY }).chat("gpt-4o");
 

@@ -4,6 +4,7 @@
 // the upstream saw names, toolSearch and the loaded tools, never the declared schemas wholesale;
 // each upstream request extends the previous one byte for byte.
 import { join } from "node:path";
+import { jsonSchema, tool, type ToolSet } from "ai";
 import { expect } from "vitest";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { pinnedDemo } from "../bench/results.ts";
@@ -56,4 +57,27 @@ export function expectDeferredConversation(reqs: Recorded[], declared: readonly 
     expect(JSON.stringify(r.body.tools).length).toBeLessThan(schemaBytes / 20);
   }
   expectAppendOnly(reqs);
+}
+
+/** The declared tools as AI SDK tools whose `execute` records each run in `ran`. */
+export function aiSdkTools(declared: readonly DemoTool[], ran: string[]): ToolSet {
+  return Object.fromEntries(
+    declared.map((t) => [
+      t.name,
+      tool({
+        description: t.description,
+        inputSchema: jsonSchema(t.parameters),
+        execute: async () => (ran.push(t.name), `ok from ${t.name}`),
+      }),
+    ]),
+  );
+}
+
+/** nothing only Anthropic speaks reaches a chat upstream */
+export function expectChatOnly(reqs: Recorded[]) {
+  for (const r of reqs) {
+    const raw = JSON.stringify(r.body);
+    for (const word of ["defer_loading", "tool_reference", "DeferredToolPlaceholder", "cache_control", "server_tool_use", "input_schema"])
+      expect(raw, `upstream request carries ${word}`).not.toContain(word);
+  }
 }

@@ -78,6 +78,12 @@ export async function callWith(
   return answer(method, path, res);
 }
 
+/** A fetch into the same handler with vars overridden, for an SDK client (`fetch` option); a stream is read as it comes. */
+export const fetchWith =
+  (vars: Record<string, unknown>) =>
+  (input: RequestInfo | URL, init?: RequestInit): Promise<Response> =>
+    worker.fetch(new Request(input, init), { ...env, ...vars } as Env, createExecutionContext());
+
 export async function newSession(body: Record<string, unknown> = { model: "gpt-4o", deferral: "on" }) {
   const r = await call("POST", "/v1/sessions", body);
   if (r.status !== 201) throw new Error(`session create failed: ${r.status} ${r.text}`);

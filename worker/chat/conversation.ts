@@ -28,7 +28,11 @@ import type { SessionInit, SessionState } from "../session/state.ts";
 export const SESSION_HEADER = "x-toolsearch-session";
 
 /** What a turn's session is chosen by: the model, a prompt_cache_key, and the conversation's messages. */
-export type TurnBody = Pick<ChatBody, "model" | "prompt_cache_key"> & { messages: readonly ChatMessage[] };
+export type TurnBody = Pick<ChatBody, "model" | "prompt_cache_key"> & {
+  messages: readonly ChatMessage[];
+  /** a conversation key the surface derived itself (the Messages API's); never sent upstream */
+  sessionKey?: string;
+};
 
 export interface ChatSession {
   state: SessionState;
@@ -40,7 +44,7 @@ export interface ChatSession {
   toolsChanged: boolean;
 }
 
-function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): PlanContext {
+export function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyConfig): PlanContext {
   const { model, profile, contextWindow } = s;
   return {
     policy,
@@ -80,9 +84,11 @@ async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chai
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
   const id = await keyedSessionId(
     c,
-    key !== undefined
-      ? `prompt_cache_key\u0000${key}`
-      : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`,
+    body.sessionKey !== undefined
+      ? `surface\u0000${body.sessionKey}`
+      : key !== undefined
+        ? `prompt_cache_key\u0000${key}`
+        : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`,
   );
   const session = SessionClient.of(c, id);
   const begun = await session.beginChat(chain);

@@ -1,7 +1,8 @@
 // Server-sent events for a chat turn, whatever the event format (chat completion chunks, Responses
 // events): the writer says what to send when the stream opens, for each text delta, at the end and
 // on failure; this file owns the plumbing. Headers go out with the first text delta, before the
-// first call the Worker runs (edge execution), or when the loop ends, so a failure before any byte
+// first call the Worker runs (edge execution), when the writer opens it for events of its own (the
+// Messages API's thinking blocks), or when the loop ends, so a failure before any byte
 // is still a plain error with its status (thrown to the one handler); after that the status is
 // sent and the writer reports the failure in the stream. A cancelled body (the client went away)
 // aborts the turn: its model call, and its edge call through the turn's cancel (turn.ts). workerd
@@ -26,7 +27,8 @@ export interface StreamWriter {
   failed(err: ToolsearchError): void;
 }
 
-export async function streamTurn(turn: ChatTurn, make: (write: (s: string) => void) => StreamWriter): Promise<Response> {
+/** `begin` opens the stream (once) for a writer that has something to send before any text. */
+export async function streamTurn(turn: ChatTurn, make: (write: (s: string) => void, begin: () => void) => StreamWriter): Promise<Response> {
   const { abort, progress } = turn;
   let out!: ReadableStreamDefaultController<Uint8Array>;
   let keepalive: ReturnType<typeof setInterval> | undefined;
@@ -48,7 +50,7 @@ export async function streamTurn(turn: ChatTurn, make: (write: (s: string) => vo
       /* already cancelled */
     }
   };
-  const writer = make(write);
+  const writer = make(write, () => begin());
   let opened = false;
   let open!: () => void;
   const opening = new Promise<void>((r) => (open = r));

@@ -10,10 +10,12 @@
 // edge call running (session/cancel.ts).
 // What a surface does with the result (JSON, SSE chunks, Responses events) is its own business.
 
-import { runAgent, type AgentResult } from "../core/agent.ts";
+import { runAgent, type AgentResult, type ModelTurn } from "../core/agent.ts";
 import { resultText } from "../core/call-result.ts";
-import { withSystemSection, type ChatMessage } from "../core/chat.ts";
-import { forcedNames, upstreamClientTool, withClientTools } from "../core/client-tools.ts";
+import { withSystemSection, type AgentSession, type ChatMessage, type OpenAITool, type ToolCall } from "../core/chat.ts";
+import { forcedNames, upstreamClientTool, withClientTools, type ClientPlan } from "../core/client-tools.ts";
+import type { SearchCatalog } from "../core/search.ts";
+import type { SessionState } from "../session/state.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
 import type { Activate } from "../core/tool-search.ts";
 import { sessionAccess } from "../core/access.ts";
@@ -46,7 +48,28 @@ export interface ChatTurn {
   headers: Record<string, string>;
   /** names this turn loaded (searches, and calls that loaded their tool), in order */
   loaded: string[];
+  /** each activation this turn asked for: its query (`select:...`, keywords, `call:<name>`, ...) and the names it matched */
+  searches: Array<{ query: string; names: string[] }>;
   session: SessionClient;
+}
+
+/**
+ * What a surface adds to the turn (the Messages API): names to load before the first round (its
+ * tool_reference blocks), the client's tools without the catalog's (a client that brings its own
+ * search), and calls it answers itself in hidden rounds (Anthropic's regex tool search).
+ */
+export interface TurnExtras {
+  load?: readonly string[];
+  /** another upstream than the Chat Completions one (the Messages API's Anthropic upstream) */
+  callModel?: (
+    round: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown },
+    opts: { signal: AbortSignal; onText?: (t: string, meta: RoundMeta) => void },
+  ) => Promise<ModelTurn & { meta: RoundMeta }>;
+  withoutCatalog?: boolean;
+  answer?: (
+    call: ToolCall,
+    ctx: { catalog: SearchCatalog; activate: Activate },
+  ) => Promise<{ result: string; activations?: readonly string[] } | undefined>;
 }
 
 /** Prepare a turn: the session resolved (created on first use), the plan made, splices applied. */
@@ -58,31 +81,39 @@ export type ChatTurnBody = TurnBody &
     [k: string]: unknown;
   };
 
-export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: ChatHeaders): Promise<ChatTurn> {
+export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: ChatHeaders, extras: TurnExtras = {}): Promise<ChatTurn> {
   const maxHops = options["x-toolsearch-max-hops"] ?? settings(c.env).maxHops;
   const maxEdgeRounds = options["x-toolsearch-max-edge-rounds"] ?? settings(c.env).maxEdgeRounds;
   const clientMessages: ChatMessage[] = [...body.messages];
   const chain = await prefixChain(clientMessages);
-  const { messages: _m, tools = [], stream: _s, stream_options: _o, tool_choice, ...passthrough } = body;
+  const { messages: _m, tools = [], stream: _s, stream_options: _o, tool_choice, sessionKey: _k, ...passthrough } = body;
   // a hosted tool_search tool asks for what the Worker does anyway: its search answers toolSearch
   const declared = tools.flatMap((t) => (t.type === "function" ? [t] : []));
   const set = await clientToolSet(declared);
   const clientTools = declared.map(upstreamClientTool);
   const { state, splices, session, cat, plan, toolsChanged } = await chatSession(c, body, options, chain, set);
-  const catalog = withClientTools(cat, set);
-  const access = clientAccess(sessionAccess(cat.tools, state), set);
+  const bare = extras.withoutCatalog === true;
+  const catalog = bare ? set.catalog : withClientTools(cat, set);
+  const access = bare ? undefined : clientAccess(sessionAccess(cat.tools, state), set);
   const loaded: string[] = [];
+  const searches: ChatTurn["searches"] = [];
   const record = activateIn(session, plan);
   const activate: Activate = async (names, query, audit) => {
     const r = await record(names, query, audit);
     loaded.push(...r.loaded);
+    searches.push({ query, names: [...names] });
     return r;
   };
-  let view = chatView(state, plan);
-  // a tool the client forces with tool_choice must be in tools: load it (appended, like a search)
-  const forced = forcedNames(tool_choice).filter((n) => catalog.byName.has(n) && !isLoaded(view, n));
-  if (forced.length) {
-    const r = await activate(forced, `tool_choice:${forced.join(",")}`, { load: true });
+  let view = bare ? bareView(state, plan) : chatView(state, plan);
+  // a tool the client forces with tool_choice must be in tools: load it (appended, like a search);
+  // so is one the surface names (a tool_reference)
+  for (const [names, query] of [
+    [forcedNames(tool_choice), "tool_choice"],
+    [extras.load ?? [], "reference"],
+  ] as const) {
+    const due = names.filter((n) => catalog.byName.has(n) && !isLoaded(view, n));
+    if (!due.length) continue;
+    const r = await activate(due, `${query}:${due.join(",")}`, { load: true });
     view = { ...view, activations: r.activations };
   }
   const spliced = applySplices(clientMessages, chain, splices);
@@ -111,17 +142,19 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
       {
         callModel: async (round) => {
           progress.hops++;
-          const turn = await callUpstream(client, cfg, passthrough, round, {
+          const opts = {
             signal: abort.signal,
-            onText: (t, m) => {
+            onText: (t: string, m: RoundMeta) => {
               progress.meta = m;
               onText?.(t);
             },
-          });
+          };
+          const turn = extras.callModel ? await extras.callModel(round, opts) : await callUpstream(client, cfg, passthrough, round, opts);
           progress.meta = turn.meta;
           return turn;
         },
         activate,
+        answer: extras.answer && ((call) => extras.answer!(call, { catalog, activate })),
         execute: async (name, args) => {
           onEdgeCall?.();
           const outcome = await session.run(name, args, { via: "chat", key });
@@ -138,5 +171,10 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
     "x-toolsearch-spliced": String(spliced.applied),
     "x-toolsearch-tools-changed": toolsChanged ? "1" : "0",
   };
-  return { run, progress, abort, headers, session, loaded };
+  return { run, progress, abort, headers, session, loaded, searches };
+}
+
+/** The session without its catalog: the client's tools only, every one kept loaded, nothing deferred. */
+export function bareView(state: SessionState, plan: ClientPlan): AgentSession {
+  return { mode: "full", activation: state.activation, systemSection: "", coreTools: plan.kept, activations: [] };
 }

@@ -44,6 +44,8 @@ export interface AgentIO {
   activate: Activate;
   /** run a catalog tool at the edge; the text is the tool message the model gets */
   execute?(name: string, args: Record<string, unknown>): Promise<string>;
+  /** a call the surface answers itself in a hidden round, with the activations it made (undefined: judged as usual) */
+  answer?(call: ToolCall): Promise<{ result: string; activations?: readonly string[] } | undefined>;
 }
 
 export interface AgentInput {
@@ -135,6 +137,9 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
 
   async function judge(call: ToolCall): Promise<Verdict> {
     const name = call.function?.name ?? "";
+    const own = await io.answer?.(call);
+    if (own?.activations) session.activations = [...own.activations];
+    if (own !== undefined) return { call, answer: own.result };
     if (name === TOOL_SEARCH_NAME && session.mode === "deferred") {
       let args: { query?: unknown; limit?: unknown } = {};
       try {

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
 import { RESERVED_NAMES } from "../core/chat.ts";
-import { check, int } from "./check.ts";
+import { check, checkHeaders, int } from "./check.ts";
 import { option } from "./requests.ts";
 
 export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -149,10 +149,5 @@ const chatHeaders = z.object({
 
 export type ChatHeaders = z.infer<typeof chatHeaders>;
 export function parseChatHeaders(headers: Headers): ChatHeaders {
-  const given: Record<string, string> = {};
-  for (const name of Object.keys(chatHeaders.shape)) {
-    const v = headers.get(name);
-    if (v !== null) given[name] = v;
-  }
-  return check(chatHeaders, given);
+  return checkHeaders(chatHeaders, headers);
 }

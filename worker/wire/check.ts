@@ -23,3 +23,13 @@ export const int = (min: number, max: number) =>
     .int(`must be an integer from ${min} to ${max}`)
     .min(min, `must be an integer from ${min} to ${max}`)
     .max(max, `must be an integer from ${min} to ${max}`);
+
+/** A header set: the schema's headers the request carries, checked as one object. */
+export function checkHeaders<T>(schema: z.ZodObject<z.ZodRawShape, "strip", z.ZodTypeAny, T>, headers: Headers): T {
+  const given: Record<string, string> = {};
+  for (const name of Object.keys(schema.shape)) {
+    const v = headers.get(name);
+    if (v !== null) given[name] = v;
+  }
+  return check(schema, given);
+}
