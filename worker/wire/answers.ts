@@ -64,7 +64,9 @@ export const searchAnswer = z
     result: z.string(),
     loaded: names,
     alreadyLoaded: names,
-    matches: z.array(z.object({ name: z.string(), description: z.string(), score: z.number(), words: names }).strict()),
+    matches: z.array(
+      z.object({ name: z.string(), description: z.string(), score: z.number(), words: names, fields: z.array(z.string()) }).strict(),
+    ),
   })
   .strict();
 export type SearchAnswer = z.infer<typeof searchAnswer>;
