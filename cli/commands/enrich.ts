@@ -84,8 +84,12 @@ export default defineCommand({
     for (const f of s.failed) progress(`failed: ${f.key}: ${f.reason}`);
     out(
       `${s.written.length} written, ${s.kept} kept, ${s.failed.length} failed; ${s.tokens.total} tokens ` +
-        `(${s.tokens.prompt} prompt, ${s.tokens.completion} completion) in ${s.requests} requests, ${fmtMs(Date.now() - started)}; ${s.path}`,
+        `(${s.tokens.prompt} prompt, ${s.tokens.completion} completion) in ${s.requests} model call${s.requests === 1 ? "" : "s"} (HTTP retries not counted), ${fmtMs(Date.now() - started)}; ${s.path}`,
     );
-    if (s.failed.length) throw new ToolsearchError("upstream_error", `${s.failed.length} tools got no search text; rerun to retry them`);
+    if (s.failed.length)
+      throw new ToolsearchError(
+        "upstream_error",
+        `${s.failed.length} tool${s.failed.length === 1 ? "" : "s"} got no search text; rerun to retry`,
+      );
   },
 });

@@ -26,12 +26,12 @@ export function answerSchema(chinese: boolean) {
     .refine((s) => HAN.test(s) || (words(s) >= 2 && words(s) <= 25), "a request is 2-25 words");
   return z
     .object({
-      when: z.string().trim().min(20, "when: at least 20 characters").max(400, "when: at most 400 characters"),
-      queries: z.array(query).length(QUERIES, `queries: exactly ${QUERIES}`),
+      when: z.string().trim().min(20, "at least 20 characters").max(400, "at most 400 characters"),
+      queries: z.array(query).length(QUERIES, `exactly ${QUERIES}`),
       keywords: z
         .array(z.string().trim().min(1).max(60))
-        .min(KEYWORDS.min, `keywords: at least ${KEYWORDS.min}`)
-        .max(KEYWORDS.max, `keywords: at most ${KEYWORDS.max}`),
+        .min(KEYWORDS.min, `at least ${KEYWORDS.min}`)
+        .max(KEYWORDS.max, `at most ${KEYWORDS.max}`),
     })
     .strict()
     .refine((a) => !chinese || a.queries.some((q) => HAN.test(q)), "queries: one must be in Simplified Chinese");

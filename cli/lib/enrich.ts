@@ -29,6 +29,7 @@ export interface EnrichSummary {
   kept: number;
   failed: Array<{ key: string; reason: string }>;
   unknown: string[];
+  /** chat completions asked for (a bad answer asked again counts twice; the client's HTTP retries not at all) */
   requests: number;
   tokens: { prompt: number; completion: number; total: number };
 }
