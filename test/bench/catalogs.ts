@@ -98,6 +98,20 @@ export async function searchTextCatalogs(): Promise<Record<"livemcpbench" | "com
   };
 }
 
+/**
+ * Cost only: the combined catalog with search text on EVERY tool (LiveMCPBench's entries dealt
+ * out in turn, so ToolBench tools get text of the real size but not about them).
+ */
+export async function fullTextCombined(): Promise<string> {
+  const text = Object.values(JSON.parse(await readFile(LIVE_TEXT, "utf8")) as Record<string, unknown>);
+  const keys = (await readRows(ALL_TOOLS)).map((r) => `${r.server}/${r.name}`);
+  await mkdir(BENCH_WORK, { recursive: true });
+  const file = join(BENCH_WORK, "search-text-3004.json");
+  await writeFile(file, JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, text[i % text.length]]))));
+  await mkdir(BENCH_CATALOGS, { recursive: true });
+  return ensure("eval3004-fulltext", async () => ALL_TOOLS, file);
+}
+
 /** The pinned demo catalog's tools without their search text (recorded rows, rebuilt): the demo rows "without". */
 export async function demoWithoutText(demoFile: string): Promise<string> {
   await mkdir(BENCH_CATALOGS, { recursive: true });

@@ -185,6 +185,15 @@ export const catalogTools = z
           description: z.string(),
           tokens: z.object(tokens).strict(),
           alwaysLoad: z.boolean(),
+          search: z
+            .object({
+              hint: z.string().optional(),
+              when: z.string().optional(),
+              queries: z.array(z.string()).optional(),
+              keywords: z.array(z.string()).optional(),
+            })
+            .strict()
+            .optional(),
         })
         .strict(),
     ),
