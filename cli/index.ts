@@ -20,6 +20,7 @@ const main = defineCommand({
     diff: () => import("./commands/diff.ts").then((m) => m.default),
     search: () => import("./commands/search.ts").then((m) => m.default),
     eval: () => import("./commands/eval.ts").then((m) => m.default),
+    enrich: () => import("./commands/enrich.ts").then((m) => m.default),
   },
 });
 

@@ -13,7 +13,8 @@ export default defineCommand({
     name: "build",
     description:
       "Snapshot the MCP servers in the config (stdio, http, sse or recorded tools/list files) into a " +
-      "versioned, content-addressed catalog file with token counts and a pre-built search index. " +
+      "versioned, content-addressed catalog file with token counts and a pre-built search index (with the search text " +
+      "the config names, docs/search-text.md). " +
       "Same servers, same bytes. With --check, build in memory and fail if the committed catalog differs.",
   },
   args: {

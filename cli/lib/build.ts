@@ -1,7 +1,8 @@
 // `catalog build` as a library: snapshot every configured server, validate and name the tools,
-// summarize each server, count tokens (definitions and every listing piece), build the Orama
-// index and hash the result. Pure in its output: the catalog
-// depends only on the servers' tools and the config, never on timing, host or answer order.
+// attach their search text, summarize each server, count tokens (definitions and every listing
+// piece), build the Orama index and hash the result. Pure in its output: the catalog depends
+// only on the servers' tools, the search-text file and the config, never on timing, host or
+// answer order.
 
 import {
   CATALOG_FORMAT,
@@ -25,6 +26,7 @@ import { matchesAny } from "./glob.ts";
 import { readRecorded } from "./recorded.ts";
 import { mapBounded, snapshotLive, type ServerSnapshot } from "./snapshot.ts";
 import { countListing } from "./listing-counts.ts";
+import { freshness, nameSome, readSearchText, toolKey } from "./search-text-file.ts";
 import { serverSummaries } from "./summaries.ts";
 import { tokenCounter } from "./tokens.ts";
 
@@ -50,7 +52,7 @@ export interface BuildResult {
   reports: ServerReport[];
 }
 
-type Draft = Omit<CatalogTool, "name" | "tokens">;
+export type Draft = Omit<CatalogTool, "name" | "tokens">;
 
 async function snapshotOne(spec: ServerSpec): Promise<ServerSnapshot[]> {
   return spec.kind === "recorded" ? readRecorded(spec.name, spec.path) : [await snapshotLive(spec)];
@@ -77,6 +79,8 @@ function toDraft(raw: unknown, snap: ServerSnapshot, index: number): Draft {
   }
   const annotations = isObject(raw.annotations) ? raw.annotations : undefined;
   const title = typeof raw.title === "string" ? raw.title : typeof annotations?.title === "string" ? annotations.title : undefined;
+  // Claude Code's convention: a server's own words for search, indexed beside the search text
+  const hint = isObject(raw._meta) ? raw._meta["anthropic/searchHint"] : undefined;
   return {
     server: snap.name,
     originalName: name,
@@ -85,6 +89,7 @@ function toDraft(raw: unknown, snap: ServerSnapshot, index: number): Draft {
     inputSchema: raw.inputSchema,
     outputSchema: raw.outputSchema as JsonObject | undefined,
     annotations: annotations && Object.keys(annotations).length ? annotations : undefined,
+    search: typeof hint === "string" && hint.trim() ? { hint: hint.trim() } : undefined,
   };
 }
 
@@ -105,8 +110,14 @@ function selectTools(snap: ServerSnapshot, spec: ServerSpec): Draft[] {
     });
 }
 
-export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {}): Promise<BuildResult> {
-  const countTokens = tokenCounter(config.encoding); // starts loading while servers answer
+export interface Collected {
+  servers: Array<Omit<CatalogServer, "summary" | "tokens">>;
+  drafts: Draft[];
+  reports: ServerReport[];
+}
+
+/** Snapshot every configured server and validate its tools (build, and enrich's list of tools). */
+export async function collectTools(config: BuildConfig, opts: BuildOptions = {}): Promise<Collected> {
   const reports: ServerReport[] = [];
   const outcomes = await mapBounded(config.servers, opts.concurrency ?? 8, async (spec) => {
     const started = Date.now();
@@ -156,8 +167,34 @@ export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {})
   servers.sort((a, b) => cmp(a.name, b.name));
   if (drafts.length === 0)
     throw new ToolsearchError("invalid_config", "no tools: every server listed none (or include/exclude removed them all)");
+  return { servers, drafts, reports };
+}
 
-  const { named, warnings } = assignExposedNames(drafts);
+/** Each tool's search text from the file (fresh or hand-written entries), after its server's hint; warnings for the rest. */
+async function withSearchText(drafts: Draft[], path: string | undefined, warnings: string[]): Promise<Draft[]> {
+  if (!path) return drafts;
+  const { usable, stale, unknown } = freshness(drafts, await readSearchText(path));
+  if (stale.length)
+    warnings.push(
+      `search text: ${stale.length} stale ${stale.length === 1 ? "entry" : "entries"} (the tool changed since it was written; not indexed, run catalog enrich): ${nameSome(stale)}`,
+    );
+  if (unknown.length)
+    warnings.push(`search text: ${unknown.length} ${unknown.length === 1 ? "key names" : "keys name"} no tool: ${nameSome(unknown)}`);
+  return drafts.map((d) => {
+    const text = usable.get(toolKey(d));
+    return text ? { ...d, search: { ...d.search, ...text } } : d;
+  });
+}
+
+export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {}): Promise<BuildResult> {
+  const countTokens = tokenCounter(config.encoding); // starts loading while servers answer
+  const collected = await collectTools(config, opts);
+  const { servers, reports } = collected;
+  const warnings: string[] = [];
+  const drafts = await withSearchText(collected.drafts, config.searchText, warnings);
+  const assigned = assignExposedNames(drafts);
+  const named = assigned.named;
+  warnings.push(...assigned.warnings);
   const summaries = serverSummaries(servers, drafts);
   const count = await countTokens;
   const counted = countListing(

@@ -1,5 +1,5 @@
 // toolsearch.config.json: the catalog's name, version and tokenizer, and `mcpServers` in the shape
-// people already keep in .mcp.json / Claude Desktop / Cursor. Validated strictly (unknown keys
+// people already keep in .mcp.json / Claude Desktop / Cursor, and the search-text file. Validated strictly (unknown keys
 // are errors, so a typo never silently drops a setting); `${VAR}` is expanded from the
 // environment here and the expanded values live only in memory, never in the catalog.
 
@@ -41,6 +41,8 @@ const configSchema = z
     name: z.string().regex(CATALOG_NAME_RE, "must be lowercase letters, digits, '.', '_' or '-' (1-64)"),
     version: z.string().regex(SEMVER_RE, "must be semver (MAJOR.MINOR.PATCH)"),
     encoding: z.enum(ENCODINGS).default("o200k_base"),
+    /** the search-text file (docs/search-text.md), relative to the config */
+    searchText: z.string().min(1).optional(),
     mcpServers: z.record(z.unknown()),
   })
   .strict();
@@ -56,6 +58,8 @@ export interface BuildConfig {
   version: string;
   encoding: (typeof ENCODINGS)[number];
   servers: ServerSpec[];
+  /** absolute path of the search-text file, when the config names one */
+  searchText?: string;
   /** directory the config file lives in; relative paths resolve against it */
   baseDir: string;
 }
@@ -129,7 +133,8 @@ export function parseConfig(raw: unknown, baseDir: string, env: NodeJS.ProcessEn
     }
     return { kind: s.type === "sse" ? "sse" : "http", name, url, headers: expandRecord(s.headers, env, `${where}.headers`), ...common };
   });
-  return { name: top.data.name, version: top.data.version, encoding: top.data.encoding, servers, baseDir };
+  const searchText = top.data.searchText === undefined ? undefined : resolve(baseDir, top.data.searchText);
+  return { name: top.data.name, version: top.data.version, encoding: top.data.encoding, servers, searchText, baseDir };
 }
 
 export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<BuildConfig> {

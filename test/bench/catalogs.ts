@@ -1,7 +1,9 @@
 // Benchmark catalogs, built by the real `catalog build` library: the demo catalog (committed),
 // the combined eval catalog (3,004 tools from test/data/eval/all-tools.jsonl) and a
 // 10,000-tool catalog generated deterministically from the eval tools (renamed copies across
-// synthetic servers). Written to test/bench/.catalogs/ (not committed; rebuilt when missing).
+// synthetic servers), and the search-text variants of bench:search (with the search text, with
+// it appended to descriptions, the demo without it). Written to test/bench/.catalogs/ (not
+// committed; rebuilt when missing).
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -16,6 +18,8 @@ export const BENCH_WORK = join(ROOT, "test/bench/.work");
 /** the public tool-retrieval sets, kept in the repository (test/data/eval/SOURCE.md) */
 export const EVAL_DATA = join(ROOT, "test/data/eval");
 const ALL_TOOLS = join(EVAL_DATA, "all-tools.jsonl");
+/** LiveMCPBench's search text (test/data/eval/SOURCE.md): keys are `<server>/<tool>`, so it fits the combined set too */
+export const LIVE_TEXT = join(EVAL_DATA, "livemcpbench/search-text.json");
 
 export interface BenchCatalog {
   label: string;
@@ -23,8 +27,8 @@ export interface BenchCatalog {
   tools: number;
 }
 
-async function buildFrom(name: string, rowsFile: string): Promise<string> {
-  const config = parseConfig({ name, version: "1.0.0", mcpServers: { eval: { tools: rowsFile } } }, BENCH_CATALOGS);
+async function buildFrom(name: string, rowsFile: string, searchText?: string): Promise<string> {
+  const config = parseConfig({ name, version: "1.0.0", searchText, mcpServers: { eval: { tools: rowsFile } } }, BENCH_CATALOGS);
   const { text, fileName } = await buildCatalog(config);
   await writeFile(join(BENCH_CATALOGS, fileName), text);
   return fileName;
@@ -49,7 +53,7 @@ export async function generate10k(): Promise<string> {
 }
 
 /** A bench catalog built from `source` (recorded rows), rebuilt when missing or unreadable (e.g. older index format). */
-async function ensure(name: string, source: () => Promise<string>): Promise<string> {
+async function ensure(name: string, source: () => Promise<string>, searchText?: string): Promise<string> {
   const have = (await readdir(BENCH_CATALOGS)).filter((f) => f.startsWith(`${name}@`) && f.endsWith(".json"));
   for (const f of have) {
     const ok = await readCatalogFile(join(BENCH_CATALOGS, f)).then(
@@ -59,7 +63,68 @@ async function ensure(name: string, source: () => Promise<string>): Promise<stri
     if (ok) return f;
     await rm(join(BENCH_CATALOGS, f));
   }
-  return buildFrom(name, await source());
+  return buildFrom(name, await source(), searchText);
+}
+
+type Row = { description?: string } & Record<string, unknown>;
+const readRows = async (file: string) =>
+  (await readFile(file, "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Row & { server: string; name: string });
+
+/** The bench:search catalogs with search text: built with it as its own fields, and with it appended to descriptions. */
+export async function searchTextCatalogs(): Promise<Record<"livemcpbench" | "combined" | "livemcpbenchAppended", string>> {
+  await mkdir(BENCH_CATALOGS, { recursive: true });
+  return {
+    livemcpbench: await ensure("livemcpbench-text", async () => join(EVAL_DATA, "livemcpbench/tools.jsonl"), LIVE_TEXT),
+    combined: await ensure("eval3004-text", async () => ALL_TOOLS, LIVE_TEXT),
+    livemcpbenchAppended: await ensure("livemcpbench-appended", async () => {
+      // the issue's first measurement: the text simply appended to each description
+      const text = JSON.parse(await readFile(LIVE_TEXT, "utf8")) as Record<
+        string,
+        { when?: string; queries?: string[]; keywords?: string[] }
+      >;
+      const rows = (await readRows(join(EVAL_DATA, "livemcpbench/tools.jsonl"))).map((r) => {
+        const e = text[`${r.server}/${r.name}`];
+        const extra = e ? [e.when, ...(e.queries ?? []), ...(e.keywords ?? [])].filter(Boolean).join(" ") : "";
+        return JSON.stringify(extra ? { ...r, description: `${r.description ?? ""} ${extra}`.trim() } : r);
+      });
+      await mkdir(BENCH_WORK, { recursive: true });
+      const file = join(BENCH_WORK, "livemcpbench-appended.jsonl");
+      await writeFile(file, `${rows.join("\n")}\n`);
+      return file;
+    }),
+  };
+}
+
+/**
+ * Cost only: the combined catalog with search text on EVERY tool (LiveMCPBench's entries dealt
+ * out in turn, so ToolBench tools get text of the real size but not about them).
+ */
+export async function fullTextCombined(): Promise<string> {
+  const text = Object.values(JSON.parse(await readFile(LIVE_TEXT, "utf8")) as Record<string, unknown>);
+  const keys = (await readRows(ALL_TOOLS)).map((r) => `${r.server}/${r.name}`);
+  await mkdir(BENCH_WORK, { recursive: true });
+  const file = join(BENCH_WORK, "search-text-3004.json");
+  await writeFile(file, JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, text[i % text.length]]))));
+  await mkdir(BENCH_CATALOGS, { recursive: true });
+  return ensure("eval3004-fulltext", async () => ALL_TOOLS, file);
+}
+
+/** The pinned demo catalog's tools without their search text (recorded rows, rebuilt): the demo rows "without". */
+export async function demoWithoutText(demoFile: string): Promise<string> {
+  await mkdir(BENCH_CATALOGS, { recursive: true });
+  const { catalog } = await readCatalogFile(join(ROOT, "catalogs", demoFile));
+  return ensure(`demo-plain-${catalog.hash.slice(0, 12)}`, async () => {
+    const rows = catalog.tools.map((t) =>
+      JSON.stringify({ server: t.server, name: t.originalName, title: t.title, description: t.description, inputSchema: t.inputSchema }),
+    );
+    await mkdir(BENCH_WORK, { recursive: true });
+    const file = join(BENCH_WORK, "tools-demo-plain.jsonl");
+    await writeFile(file, `${rows.join("\n")}\n`);
+    return file;
+  });
 }
 
 /** The search-quality catalogs: LiveMCPBench, ToolBench and both combined. */

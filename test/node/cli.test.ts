@@ -207,7 +207,7 @@ describe("catalog verify / stats / diff", () => {
 });
 
 describe("catalog --help", () => {
-  it.each(["build", "verify", "stats", "diff"])("%s --help explains the command", async (cmd) => {
+  it.each(["build", "verify", "stats", "diff", "enrich"])("%s --help explains the command", async (cmd) => {
     const r = await run(ROOT, cmd, "--help");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`catalog ${cmd}`);
@@ -215,7 +215,7 @@ describe("catalog --help", () => {
   });
 
   it("fits 100 columns: no line of any --help is wider, none ends in padding", async () => {
-    for (const cmd of ["", "build", "verify", "stats", "diff", "search", "eval"]) {
+    for (const cmd of ["", "build", "verify", "stats", "diff", "search", "eval", "enrich"]) {
       const r = await run(ROOT, ...(cmd ? [cmd] : []), "--help");
       expect(r.code, cmd).toBe(0);
       // eslint-disable-next-line no-control-regex

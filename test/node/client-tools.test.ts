@@ -142,7 +142,8 @@ describe("one search over client and catalog tools", () => {
     };
     const set = await clientToolSet([...declared.slice(0, 40), mine]);
     const union = withClientTools(demo, set);
-    const top = runSearch(union, parseQuery("navigate browser page", undefined), 5);
+    // top 8: the catalog's tools carry search text (more matched words), declared client tools do not
+    const top = runSearch(union, parseQuery("navigate browser page", undefined), 8);
     expect(top.kind).toBe("keywords");
     const matched = top.kind === "keywords" ? top.matches.map((m) => m.name) : [];
     // chrome-devtools' navigate_page (client, among the first 40) and playwright's (catalog)

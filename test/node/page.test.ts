@@ -140,6 +140,19 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(await page.getAttribute('#tools-table th:has(button[data-sort="definition"])', "aria-sort")).toBe("descending");
   });
 
+  it("shows a tool's search text under its description, and the filter finds tools by it", async () => {
+    const tools = (await api("/v1/catalog/tools")).tools as Json[];
+    const issue = tools.find((t) => t.name === "mcp__github__create_issue")!;
+    expect(issue.search.queries.length).toBeGreaterThan(0);
+    await page.selectOption("#tools-server", "");
+    await page.fill("#tools-filter", issue.search.queries[0]);
+    const row = page.locator('#tools-table tbody tr[data-tool="mcp__github__create_issue"]');
+    await row.locator("details.search-text summary").click();
+    expect(await row.locator('details.search-text ul[aria-label="example requests"] li').allTextContents()).toEqual(issue.search.queries);
+    expect(await row.locator("details.search-text").textContent()).toContain(`when: ${issue.search.when}`);
+    await page.fill("#tools-filter", "");
+  });
+
   it("shows the policy decision for a typed model, as the API decides it: mode, listing form, each with its reason", async () => {
     const cases: Array<[string, string]> = [
       ["claude-3-haiku-20240307", ""],
@@ -178,6 +191,8 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
     expect(scores).toEqual(want.matches.map((m: Json) => m.score));
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(await items.first().locator(".word").allTextContents()).toEqual(want.matches[0].words);
+    expect(want.matches[0].fields).toContain("queries");
+    expect(await items.first().locator(".fields").textContent()).toContain("search text: example requests");
     expect(await page.textContent("#search-status")).toMatch(/^5 results in \d+ ms \(round trip/);
     // the same query again: nothing new is loaded, the ranking is the same
     await page.press("#search-query", "Enter");

@@ -271,6 +271,8 @@ describe("search results carry the words they matched", () => {
     }
     expect(r.body.matches[0].words).toEqual(expect.arrayContaining(["refund", "order"]));
     const selected = await search(s.id, "select:mcp__shop__get_order");
-    expect(selected.body.matches).toEqual([{ name: "mcp__shop__get_order", description: expect.any(String), score: 1, words: [] }]);
+    expect(selected.body.matches).toEqual([
+      { name: "mcp__shop__get_order", description: expect.any(String), score: 1, words: [], fields: [] },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 // Node side, run by vitest.config.ts before workerd starts: fills test/worker/catalogs/ (the
 // ASSETS directory of wrangler.toml's [env.test]) with real catalogs built by the CLI library:
-// the committed demo catalogs, two versions of a small shop catalog, a tampered copy, an office
+// the committed demo catalogs (and copies with and without its search text), two versions of a small shop catalog, a tampered copy, an office
 // catalog of two LiveMCPBench servers (ppt has 35 tools), a shop catalog in the old format v1, the
 // `edge` catalog (server-everything and the edge fixture, snapshotted over stdio) that the edge
 // execution tests call over HTTP, the `modern` catalog (the MCP 2026-07-28 fixture, called over HTTP
@@ -11,12 +11,23 @@ import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promi
 import { join, resolve } from "node:path";
 import { buildCatalog } from "../../cli/lib/build.ts";
 import { parseConfig } from "../../cli/lib/config.ts";
+import { catalogHash, serializeCatalog, type Catalog } from "../../worker/core/catalog.ts";
+import { buildIndex } from "../../worker/core/tool-index.ts";
 import { writePage } from "../../cli/lib/page.ts";
 import { EDGE_CATALOG_SERVERS, MODERN_CATALOG_SERVERS } from "../fixtures/edge-servers.ts";
 import { OAUTH_TOOLS } from "../fixtures/oauth-servers.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 export const TEST_CATALOGS = join(ROOT, "test/worker/catalogs");
+
+/** The pinned demo catalog under another name, with its search text or with it taken out (the index rebuilt without it). */
+async function demoCopy(name: string, withText: boolean): Promise<string> {
+  const file = (await readdir(join(ROOT, "catalogs"))).find((f) => f.startsWith("demo@") && f.endsWith(".json"))!;
+  const demo = JSON.parse(await readFile(join(ROOT, "catalogs", file), "utf8")) as Catalog;
+  const tools = withText ? demo.tools : demo.tools.map(({ search: _, ...t }) => t);
+  const { hash: _old, ...rest } = { ...demo, name, version: "1.0.0", tools, index: buildIndex(tools) };
+  return serializeCatalog({ ...rest, hash: await catalogHash(rest) });
+}
 
 async function shop(version: string, edit: (tools: Array<Record<string, unknown>>) => void) {
   const { tools } = JSON.parse(await readFile(join(ROOT, "test/fixtures/shop-tools.json"), "utf8"));
@@ -39,6 +50,8 @@ export async function prepareWorkerCatalogs(): Promise<void> {
   for (const f of await readdir(join(ROOT, "catalogs"))) {
     if (f.endsWith(".json")) await copyFile(join(ROOT, "catalogs", f), join(TEST_CATALOGS, f));
   }
+  await writeFile(join(TEST_CATALOGS, "demo-text@1.0.0.json"), await demoCopy("demo-text", true));
+  await writeFile(join(TEST_CATALOGS, "demo-plain@1.0.0.json"), await demoCopy("demo-plain", false));
   const v1 = await shop("1.0.0", () => {});
   const v2 = await shop("2.0.0", (tools) => {
     tools.splice(

@@ -7,7 +7,7 @@ import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { ToolsearchError } from "./errors.ts";
 import { LISTING_FORMS, LISTING_ID, listingSizes, serverEntries, toolEntries, type ListingForm, type ListingHeaders } from "./listing.ts";
 import { EXPOSED_NAME_RE } from "./names.ts";
-import { INDEX_CONFIG } from "./search-text.ts";
+import { INDEX_CONFIG, type ToolSearchText } from "./search-text.ts";
 import { restoreIndex, type SavedIndex } from "./tool-index.ts";
 import type { AnyOrama } from "@orama/orama";
 
@@ -32,6 +32,8 @@ export interface CatalogTool {
   annotations?: JsonObject;
   /** never deferred: always in the tools list */
   alwaysLoad?: true;
+  /** indexed only: never in a listing, a definition, a prompt or a token count (search-text.ts) */
+  search?: ToolSearchText;
   /** tokens of the OpenAI-form definition, of its `names` line and of its ` <short>` piece in `grouped` (listing.ts) */
   tokens: { definition: number; name: number; short: number };
 }
@@ -91,6 +93,9 @@ function invalid(reason: string): never {
 
 const isCount = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
 const isText = (v: unknown) => v === undefined || typeof v === "string";
+const isTexts = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === "string"));
+const isSearchText = (s: ToolSearchText) =>
+  !!s && typeof s === "object" && isText(s.hint) && isText(s.when) && isTexts(s.queries) && isTexts(s.keywords);
 
 /** Structural checks that need no hashing (names, order, counts, build config, listing pieces). */
 export function checkCatalogShape(value: unknown): asserts value is Catalog {
@@ -127,6 +132,7 @@ export function checkCatalogShape(value: unknown): asserts value is Catalog {
     if (!t.tokens || !isCount(t.tokens.definition) || !isCount(t.tokens.name) || !isCount(t.tokens.short)) {
       invalid(`tool "${t.name}" has no token counts`);
     }
+    if (t.search !== undefined && !isSearchText(t.search)) invalid(`tool "${t.name}" has search text that is not text`);
     perServer.set(t.server, (perServer.get(t.server) ?? 0) + 1);
   }
   for (const s of c.servers) {

@@ -171,18 +171,48 @@ export function topKeywords(
   return top.slice(0, depth);
 }
 
-/**
- * The words of `terms` each named tool holds in any indexed field, in `terms` order: what a
- * result matched (the page shows it next to the score). Reads the same cached postings the
- * ranking read, so it costs one pass over them.
- */
-export function matchedWords(cat: RankCatalog, names: readonly string[], terms: readonly string[]): Map<string, string[]> {
-  const words = new Map(names.map((n): [string, string[]] => [n, []]));
-  for (const term of new Set(terms)) {
-    const { ids } = posting(cat.index, term, cat.tools.length);
-    for (let i = 0; i < ids.length; i++) words.get(cat.tools[ids[i]! - 1]!.name)?.push(term);
+/** Whether a posting list ([id, count, id, count, ...], ids ascending) holds `id`: a binary search. */
+function holds(pairs: number[] | undefined, id: number): boolean {
+  if (!Array.isArray(pairs)) return false;
+  let lo = 0;
+  let hi = pairs.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = pairs[mid * 2]!;
+    if (at === id) return true;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
   }
-  return words;
+  return false;
+}
+
+/**
+ * The words of `terms` each named tool holds in any indexed field, in `terms` order, and the
+ * fields (INDEX_CONFIG order) those words are in: what a result matched (the page shows both;
+ * `queries`/`keywords` say the search text found it). Words from the cached postings the ranking
+ * read; fields by a binary search in each field's posting of a matched word, for these tools only.
+ */
+export function matchedWords(
+  cat: RankCatalog,
+  names: readonly string[],
+  terms: readonly string[],
+): Map<string, { words: string[]; fields: string[] }> {
+  const out = new Map(names.map((n): [string, { words: string[]; fields: string[] }] => [n, { words: [], fields: [] }]));
+  const ids = new Map<number, string>();
+  cat.tools.forEach((t, i) => out.has(t.name) && ids.set(i + 1, t.name));
+  const found = new Map(names.map((n) => [n, new Set<string>()]));
+  const data = (cat.index as unknown as { data: { index: IndexData } }).data.index;
+  for (const term of new Set(terms)) {
+    const p = posting(cat.index, term, cat.tools.length);
+    for (let i = 0; i < p.ids.length; i++) {
+      const name = ids.get(p.ids[i]!);
+      if (name === undefined) continue;
+      out.get(name)!.words.push(term);
+      for (const field of INDEX_CONFIG.fields) if (holds(data.frequencies[field]![term], p.ids[i]!)) found.get(name)!.add(field);
+    }
+  }
+  for (const [name, m] of out) m.fields = INDEX_CONFIG.fields.filter((f) => found.get(name)!.has(f));
+  return out;
 }
 
 const nameWords = new WeakMap<readonly CatalogTool[], Map<string, Set<string>>>();

@@ -3,14 +3,16 @@
 // Orama does not persist tokenizer settings (orama#934): INDEX_CONFIG's id is stored in the
 // catalog and a reader with a different id refuses the catalog instead of ranking wrongly.
 // Query-side word lists (stop words, synonyms) are in vocabulary.ts, the Chinese glossary in
-// glossary.ts: neither changes the index.
+// glossary.ts: neither changes the index. A tool's search text (written at build time, see
+// docs/search-text.md) is indexed in fields of its own and never shown to a model.
 
 import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
 /** Bump `id` whenever tokenize(), the fields, their meaning or the saved layout (tool-index.ts) change. */
 export const INDEX_CONFIG = {
-  id: "toolsearch-words/6",
-  fields: ["name", "server", "description", "params"] as const,
+  id: "toolsearch-words/7",
+  /** `queries`: example requests of the tool's search text; `keywords`: its keywords, "when" sentence and the server's searchHint */
+  fields: ["name", "server", "description", "params", "queries", "keywords"] as const,
 } as const;
 
 /**
@@ -18,7 +20,7 @@ export const INDEX_CONFIG = {
  * length-normalised by `b` before one saturation (`k1`), then a rerank by name coverage.
  */
 export const RANKING: { boost: Record<string, number>; k1: number; b: number; queryTf: number; rerankDepth: number; coverage: number } = {
-  boost: { name: 2, server: 1.5, description: 1, params: 0.4 },
+  boost: { name: 2, server: 1.5, description: 1, params: 0.4, queries: 1, keywords: 1 },
   k1: 1.2,
   b: 0.75,
   /** weight of a word typed c times: 1 + queryTf * ln(c) */
@@ -31,6 +33,17 @@ export const RANKING: { boost: Record<string, number>; k1: number; b: number; qu
 export type IndexField = (typeof INDEX_CONFIG.fields)[number];
 export type SearchDocument = { id: string } & Record<IndexField, string>;
 
+/**
+ * What a person would type when they need a tool, written at build time (search-text file) or
+ * sent by its server (`hint`: `_meta["anthropic/searchHint"]`). Indexed, never shown to a model.
+ */
+export interface ToolSearchText {
+  hint?: string;
+  when?: string;
+  queries?: string[];
+  keywords?: string[];
+}
+
 /** The parts of a tool that search looks at (a catalog tool is a superset of this). */
 export interface SearchableTool {
   name: string;
@@ -39,6 +52,7 @@ export interface SearchableTool {
   title?: string;
   description: string;
   inputSchema: { properties?: Record<string, unknown> } & Record<string, unknown>;
+  search?: ToolSearchText;
 }
 
 /** Split identifiers: `getHTTPResponse_v2-list.items` -> `get HTTP Response v2 list items`. */
@@ -137,6 +151,8 @@ export function toolSearchText(tool: SearchableTool): SearchDocument {
     server: tool.server,
     description: tool.description,
     params: propertyText(tool.inputSchema),
+    queries: (tool.search?.queries ?? []).join(" "),
+    keywords: [tool.search?.hint, tool.search?.when, ...(tool.search?.keywords ?? [])].filter(Boolean).join(" "),
   };
 }
 

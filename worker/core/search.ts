@@ -8,6 +8,7 @@ import { BROWSE_PAGE_SIZE, browseServer, formatBrowse, oneLine, onServer, type B
 import type { CatalogTool } from "./catalog.ts";
 import { translateTerms } from "./glossary.ts";
 import { expand, matchedWords, rerankByCoverage, topKeywords } from "./rank.ts";
+import { exactFirst, exactNameHits } from "./exact-name.ts";
 import { CJK_RUN, RANKING, tokenize } from "./search-text.ts";
 import { closestNames, resolveSelectName } from "./select.ts";
 import { STOP_WORDS, SYNONYMS } from "./vocabulary.ts";
@@ -48,9 +49,10 @@ export type ParsedQuery =
   | { kind: "error"; message: string }
   | { kind: "select"; names: string[] }
   /** `mcp__<server>` alone (`page:N` optional): a page of that server's tools, nothing loaded */
-  | { kind: "browse"; server: string; page: number; pageSize: number }
-  /** `alternatives`: glossary alternatives of a Chinese query's terms, searched at expansion weight */
-  | { kind: "keywords"; terms: string[]; required: string[]; server?: string; alternatives?: string[] };
+  | { kind: "browse"; server: string; page: number; pageSize: number; exact?: string }
+  /** `alternatives`: glossary alternatives of a Chinese query's terms, searched at expansion weight;
+   * `exact`: the whole query, first if it is a tool's name (exact-name.ts) */
+  | { kind: "keywords"; terms: string[]; required: string[]; server?: string; alternatives?: string[]; exact?: string };
 
 export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
   if (typeof query !== "string" || !query.trim())
@@ -90,7 +92,7 @@ export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
   }
   if (server !== undefined && !rest.length && !required.length) {
     if (page === 0) return { kind: "error", message: "Error: pages start at page:1." };
-    return { kind: "browse", server, page: page ?? 1, pageSize: (limit as number | undefined) ?? BROWSE_PAGE_SIZE };
+    return { kind: "browse", server, page: page ?? 1, pageSize: (limit as number | undefined) ?? BROWSE_PAGE_SIZE, exact: q };
   }
   if (page !== undefined) rest.push(`page:${page}`);
   const text = rest.join(" ");
@@ -101,7 +103,7 @@ export function parseQuery(query: unknown, limit: unknown): ParsedQuery {
   const meaningful = tokens.filter((w) => !STOP_WORDS.has(w) && !/^[a-z]$/.test(w));
   const terms = meaningful.length ? meaningful : tokens;
   if (!terms.length && !required.length && server === undefined) return { kind: "error", message: "Error: query has no searchable words." };
-  const parsed: ParsedQuery = { kind: "keywords", terms: [...terms, ...required], required, server };
+  const parsed: ParsedQuery = { kind: "keywords", terms: [...terms, ...required], required, server, exact: q };
   if (english.alternatives.length) parsed.alternatives = english.alternatives.flatMap(tokenize);
   return parsed;
 }
@@ -112,6 +114,8 @@ export interface Match {
   score: number;
   /** the query's index words (synonyms and glossary English included) this tool holds; [] for select: */
   words: string[];
+  /** the index fields holding those words (search-text.ts INDEX_CONFIG.fields); [] for select: */
+  fields: string[];
 }
 
 export type SearchOutcome =
@@ -124,7 +128,8 @@ export type SearchOutcome =
   | { kind: "keywords"; matches: Match[]; serverTotal?: number; server?: string };
 
 /** Run a parsed query against the catalog. `candidates` limits what may be found (the session's access view). */
-export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAULT_LIMIT, candidates?: ReadonlySet<string>): SearchOutcome {
+export function runSearch(cat: SearchCatalog, query: ParsedQuery, limit = DEFAULT_LIMIT, candidates?: ReadonlySet<string>): SearchOutcome {
+  let parsed = query;
   if (parsed.kind === "error") return parsed;
   if (parsed.kind === "select") {
     const found: CatalogTool[] = [];
@@ -139,7 +144,13 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
     }
     return { kind: "select", found, unknown };
   }
-  if (parsed.kind === "browse") return browseServer(cat.tools, parsed.server, parsed.page, parsed.pageSize, candidates);
+  if (parsed.kind === "browse") {
+    // a pasted exposed name looks like `mcp__<server>`: it is that tool, not a server to browse
+    const exact = parsed.exact ?? "";
+    if (!exactNameHits(cat.tools, exact, (n) => !candidates || candidates.has(n)).length)
+      return browseServer(cat.tools, parsed.server, parsed.page, parsed.pageSize, candidates);
+    parsed = { kind: "keywords", terms: tokenize(exact), required: [], exact };
+  }
   if (cat.sources)
     return mergeOutcomes(
       cat,
@@ -168,6 +179,11 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
   // English-described tools match nothing and would only dilute it)
   const known = parsed.terms.filter((t) => matched.has(t) || SYNONYMS.get(t)?.some((x) => matched.has(x)));
   if (known.length > 1) ranked = rerankByCoverage(cat, ranked, known);
+  if (parsed.exact)
+    ranked = exactFirst(
+      ranked,
+      exactNameHits(cat.tools, parsed.exact, (n) => allowed(cat.byName.get(n)!)),
+    );
   const top = ranked.slice(0, limit);
   const words = matchedWords(
     cat,
@@ -178,7 +194,7 @@ export function runSearch(cat: SearchCatalog, parsed: ParsedQuery, limit = DEFAU
     name,
     description: cat.byName.get(name)!.description,
     score: Math.round(score * 1000) / 1000,
-    words: words.get(name)!,
+    ...words.get(name)!,
   }));
   if (parsed.server === undefined) return { kind: "keywords", matches };
   return { kind: "keywords", matches, server: parsed.server, serverTotal: cat.tools.filter(allowed).length };

@@ -38,6 +38,8 @@ export interface ToolRow {
   description: string;
   tokens: CatalogTool["tokens"];
   alwaysLoad: boolean;
+  /** indexed, never shown to a model: the page's explorer shows it */
+  search?: CatalogTool["search"];
 }
 
 /** Per server: metadata and token sums, the listing forms summed as listing.ts counts them. */
@@ -74,6 +76,7 @@ export function toolRows(tools: readonly CatalogTool[]): ToolRow[] {
     description: t.description,
     tokens: { definition: t.tokens.definition, name: t.tokens.name, short: t.tokens.short },
     alwaysLoad: !!t.alwaysLoad,
+    ...(t.search ? { search: t.search } : {}),
   }));
 }
 

@@ -3,6 +3,8 @@
 // - the document store is left empty, saved and restored: ranking (search.ts) reads only the
 //   index, and each indexed document is a pure function of its tool anyway (toolSearchText);
 // - the internal-id table is dropped: tools are inserted in catalog order, so id i+1 is tools[i];
+// - the per-field radix trees (Orama's own prefix search, half the index) are dropped: the ranker
+//   reads only postings and field lengths; restore gives Orama a fresh db's empty trees;
 // - `frequencies` hold per-word postings of integer counts (field -> word -> [id, count, ...])
 //   instead of Orama's per-document count/fieldLength floats, in the file AND in the restored
 //   db: the only reader is our ranker (rank.ts), which wants a word's documents and counts.
@@ -68,7 +70,8 @@ export function buildIndex(
   // insertMultiple is synchronous with no async hooks or components (none are configured)
   void insertMultiple(db, [...documents], 1_000_000);
   const raw = save(db) as unknown as { index: OramaIndex; sorting: unknown; pinning: unknown; language: string };
-  const index = { ...raw.index, frequencies: postingsByWord(raw.index) };
+  const { indexes: _trees, ...kept } = raw.index;
+  const index = { ...kept, frequencies: postingsByWord(raw.index) };
   return { index, sorting: raw.sorting, pinning: raw.pinning, language: raw.language, documents: tools.length };
 }
 
@@ -119,16 +122,17 @@ export function restoreIndex(saved: unknown, tools: readonly SearchableTool[]): 
     const expected = tokenize(toolSearchText(tools[i]!).name).length;
     if (lengths[i + 1] !== expected) throw new Error(`index document ${i + 1} does not match tool "${tools[i]!.name}"`);
   }
+  const db = createIndex();
+  const empty = (save(db) as unknown as { index: OramaIndex }).index.indexes;
   const raw = {
     internalDocumentIDStore: { internalIdToId: tools.map((t) => t.name) },
-    index: s.index,
+    index: { ...s.index, indexes: empty },
     // ranking reads the index alone (search.ts); stored documents would only cost memory
     docs: { docs: {}, count: tools.length },
     sorting: s.sorting,
     pinning: s.pinning,
     language: s.language,
   };
-  const db = createIndex();
   load(db, raw as unknown as RawData);
   if (count(db) !== tools.length) throw new Error("index restore lost documents");
   return db;

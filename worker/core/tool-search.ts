@@ -86,7 +86,7 @@ export async function answerToolSearch(
       ? { loaded: [], alreadyLoaded: [], activations: undefined }
       : await activate(names, String(query), { denied, matched: names.length, via });
   const listed = (tools: readonly CatalogTool[], score: number) =>
-    tools.map((t) => ({ name: t.name, description: t.description, score, words: [] as string[] }));
+    tools.map((t) => ({ name: t.name, description: t.description, score, words: [] as string[], fields: [] as string[] }));
   // a browse loads nothing: its matches are the page it shows
   const matches =
     outcome.kind === "keywords"

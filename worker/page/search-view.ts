@@ -1,6 +1,7 @@
 // The search playground: toolSearch on a scratch session (created on the first search, deferred
 // mode), exactly as a model's call is answered. Shows the ranked results with their scores, the
-// query words each matched, what was loaded, the text the model reads, and the round trip.
+// query words each matched and the index fields they matched in (search text among them), what
+// was loaded, the text the model reads, and the round trip.
 
 import type { CreatedSession, SearchAnswer } from "../wire/answers.ts";
 import { api, ApiError } from "./api.ts";
@@ -8,6 +9,15 @@ import { field, h, int, replace } from "./dom.ts";
 
 const EXAMPLES = ["browser screenshot", "+issue github", "mcp__memory", "select:mcp__github__create_issue"];
 const SCRATCH = "toolsearch.scratchSession";
+/** the index fields (core/search-text.ts) as the playground names them: which one matched says why a tool was found */
+const FIELD_LABELS: Record<string, string> = {
+  name: "name",
+  server: "server",
+  description: "description",
+  params: "parameters",
+  queries: "search text: example requests",
+  keywords: "search text: keywords",
+};
 
 async function scratchSession(): Promise<string> {
   const known = sessionStorage.getItem(SCRATCH);
@@ -110,6 +120,9 @@ export function searchView(onError: (e: ApiError) => void): HTMLElement {
             h("span", { class: `state ${loaded.has(m.name) ? "loaded" : "already"}` }, loaded.has(m.name) ? "loaded" : "already loaded"),
             m.words.length
               ? h("span", { class: "words", "aria-label": "matched words" }, ...m.words.map((w) => h("span", { class: "word" }, w)))
+              : null,
+            m.fields.length
+              ? h("span", { class: "fields", "aria-label": "matched fields" }, `in ${m.fields.map((f) => FIELD_LABELS[f] ?? f).join(", ")}`)
               : null,
             h("p", { class: "desc" }, m.description),
           ),

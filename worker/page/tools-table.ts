@@ -1,6 +1,7 @@
-// The tools table: a text filter (name, server, title, description), a server filter, and sort by
-// any column (header buttons: keyboard operable, aria-sort says the order). At most MAX_ROWS rows
-// are drawn; the count says how many match.
+// The tools table: a text filter (name, server, title, description, search text), a server filter,
+// and sort by any column (header buttons: keyboard operable, aria-sort says the order). At most
+// MAX_ROWS rows are drawn; the count says how many match. A tool's search text folds out under
+// its description.
 
 import { field, h, int, replace } from "./dom.ts";
 import type { ToolRow } from "./types.ts";
@@ -22,6 +23,25 @@ const COLUMNS: Column[] = [
   { key: "loading", label: "Loading", value: (t) => (t.alwaysLoad ? "always" : "deferred") },
   { key: "description", label: "Description", value: (t) => t.description },
 ];
+
+const searchWords = (t: ToolRow) =>
+  t.search ? [t.search.hint, t.search.when, ...(t.search.queries ?? []), ...(t.search.keywords ?? [])].join(" ") : "";
+
+/** The tool's search text (indexed, never shown to a model), folded under its description. */
+function searchTextDetails(t: ToolRow): HTMLElement | null {
+  const s = t.search;
+  if (!s) return null;
+  const line = (label: string, text: string | undefined) => (text ? h("p", {}, h("strong", {}, `${label}: `), text) : null);
+  return h(
+    "details",
+    { class: "search-text" },
+    h("summary", {}, "search text"),
+    line("server's hint", s.hint),
+    line("when", s.when),
+    s.queries?.length ? h("ul", { "aria-label": "example requests" }, ...s.queries.map((q) => h("li", {}, q))) : null,
+    line("keywords", s.keywords?.join(", ")),
+  );
+}
 
 export function toolsTable(tools: readonly ToolRow[], idPrefix = "tools"): HTMLElement {
   let sortKey = "name";
@@ -46,7 +66,7 @@ export function toolsTable(tools: readonly ToolRow[], idPrefix = "tools"): HTMLE
       .filter(
         (t) =>
           (!server.value || t.server === server.value) &&
-          words.every((w) => `${t.name} ${t.server} ${t.title ?? ""} ${t.description}`.toLowerCase().includes(w)),
+          words.every((w) => `${t.name} ${t.server} ${t.title ?? ""} ${t.description} ${searchWords(t)}`.toLowerCase().includes(w)),
       )
       .sort((a, b) => {
         const [x, y] = [col.value(a), col.value(b)];
@@ -85,7 +105,12 @@ export function toolsTable(tools: readonly ToolRow[], idPrefix = "tools"): HTMLE
             h("td", { class: "num" }, int(t.tokens.definition)),
             h("td", { class: "num" }, int(t.alwaysLoad ? 0 : t.tokens.name)),
             h("td", {}, t.alwaysLoad ? "always" : "deferred"),
-            h("td", { class: "desc" }, t.description.length > 200 ? `${t.description.slice(0, 199)}…` : t.description),
+            h(
+              "td",
+              { class: "desc" },
+              t.description.length > 200 ? `${t.description.slice(0, 199)}…` : t.description,
+              searchTextDetails(t),
+            ),
           ),
         ),
     );

@@ -64,7 +64,9 @@ export const searchAnswer = z
     result: z.string(),
     loaded: names,
     alreadyLoaded: names,
-    matches: z.array(z.object({ name: z.string(), description: z.string(), score: z.number(), words: names }).strict()),
+    matches: z.array(
+      z.object({ name: z.string(), description: z.string(), score: z.number(), words: names, fields: z.array(z.string()) }).strict(),
+    ),
   })
   .strict();
 export type SearchAnswer = z.infer<typeof searchAnswer>;
@@ -185,6 +187,15 @@ export const catalogTools = z
           description: z.string(),
           tokens: z.object(tokens).strict(),
           alwaysLoad: z.boolean(),
+          search: z
+            .object({
+              hint: z.string().optional(),
+              when: z.string().optional(),
+              queries: z.array(z.string()).optional(),
+              keywords: z.array(z.string()).optional(),
+            })
+            .strict()
+            .optional(),
         })
         .strict(),
     ),
