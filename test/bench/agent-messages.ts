@@ -7,7 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { CatalogTool } from "../../worker/core/catalog.ts";
 import type { ScriptedLLM } from "../fixtures/scripted-llm.ts";
-import { sessionObjects, type SdkRow, type SdkTarget } from "./agent-sdk.ts";
+import { sdkRow, sessionObjects, type SdkRow, type SdkTarget } from "./agent-sdk.ts";
 
 export async function messagesConversation(
   target: SdkTarget,
@@ -42,15 +42,5 @@ export async function messagesConversation(
     messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: `ok: ${expected} ran` }] });
     await send();
   }
-  const prompt = llm.requests.reduce((n, q) => n + q.usage.prompt_tokens, 0);
-  const cached = llm.requests.reduce((n, q) => n + q.usage.cached_tokens, 0);
-  return {
-    way: target.way,
-    clientRequests: added.length,
-    upstreamCalls: llm.requests.length,
-    promptTokens: prompt,
-    cachedShare: cached / prompt,
-    sessions: target.persist ? (await sessionObjects(target.persist)) - sessionsBefore : null,
-    addedMsP50: [...added].sort((a, b) => a - b)[Math.floor(added.length / 2)]!,
-  };
+  return sdkRow(target, llm, added, sessionsBefore);
 }

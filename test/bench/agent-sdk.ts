@@ -87,17 +87,7 @@ export async function aiSdkConversation(
     if (ran.at(-1) !== expected) throw new Error(`${target.way}: "${goal}" ran ${ran.at(-1) ?? "nothing"}, expected ${expected}`);
     messages.push(...r.responseMessages);
   }
-  const prompt = llm.requests.reduce((n, q) => n + q.usage.prompt_tokens, 0);
-  const cached = llm.requests.reduce((n, q) => n + q.usage.cached_tokens, 0);
-  return {
-    way: target.way,
-    clientRequests: added.length,
-    upstreamCalls: llm.requests.length,
-    promptTokens: prompt,
-    cachedShare: cached / prompt,
-    sessions: target.persist ? (await sessionObjects(target.persist)) - sessionsBefore : null,
-    addedMsP50: [...added].sort((a, b) => a - b)[Math.floor(added.length / 2)]!,
-  };
+  return sdkRow(target, llm, added, sessionsBefore);
 }
 
 export function aiSdkTable(rows: SdkRow[]): string {
@@ -117,4 +107,19 @@ export function aiSdkTable(rows: SdkRow[]): string {
         `| ${r.way} | ${r.clientRequests} | ${r.upstreamCalls} | ${r.promptTokens.toLocaleString("en-US")} | ${fewer(r)} | ${(r.cachedShare * 100).toFixed(1)}% | ${r.sessions ?? "-"} | ${r.addedMsP50.toFixed(1)} |`,
     ),
   ].join("\n");
+}
+
+/** The row of one conversation: what the scripted upstream recorded, and what the client added. */
+export async function sdkRow(target: SdkTarget, llm: ScriptedLLM, added: number[], sessionsBefore: number): Promise<SdkRow> {
+  const prompt = llm.requests.reduce((n, q) => n + q.usage.prompt_tokens, 0);
+  const cached = llm.requests.reduce((n, q) => n + q.usage.cached_tokens, 0);
+  return {
+    way: target.way,
+    clientRequests: added.length,
+    upstreamCalls: llm.requests.length,
+    promptTokens: prompt,
+    cachedShare: cached / prompt,
+    sessions: target.persist ? (await sessionObjects(target.persist)) - sessionsBefore : null,
+    addedMsP50: [...added].sort((a, b) => a - b)[Math.floor(added.length / 2)]!,
+  };
 }

@@ -31,13 +31,18 @@ function upstreamKind(c: RouteContext, headers: MessagesHeaders): "anthropic" | 
   return asked ?? (configured ? "anthropic" : "chat");
 }
 
-async function create(c: RouteContext): Promise<Response> {
+/** Headers, body and upstream of a Messages request, checked and translated before anything is created. */
+async function prepareRequest<B extends Parameters<typeof prepareTurn>[0]>(c: RouteContext, parseBody: (v: unknown) => B) {
   const headers = parseMessagesHeaders(c.request.headers);
   const chatOptions = parseChatHeaders(c.request.headers);
-  const body = parseMessagesBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
+  const body = parseBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
   const upstream = upstreamKind(c, headers);
-  // checked and translated before anything is created: a refused request leaves nothing behind
-  const prepared = prepareTurn(body, headers, chatOptions, upstream);
+  // a refused request leaves nothing behind
+  return { headers, body, upstream, prepared: prepareTurn(body, headers, chatOptions, upstream) };
+}
+
+async function create(c: RouteContext): Promise<Response> {
+  const { headers, body, upstream, prepared } = await prepareRequest(c, parseMessagesBody);
   const { plan } = prepared;
   const regex = regexAnswer(plan);
   // a streaming client gets each round's thinking as the upstream sends it
@@ -72,11 +77,7 @@ async function create(c: RouteContext): Promise<Response> {
 }
 
 async function count(c: RouteContext): Promise<Response> {
-  const headers = parseMessagesHeaders(c.request.headers);
-  const chatOptions = parseChatHeaders(c.request.headers);
-  const body = parseCountTokensBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
-  const upstream = upstreamKind(c, headers);
-  const prepared = prepareTurn(body, headers, chatOptions, upstream);
+  const { headers, body, upstream, prepared } = await prepareRequest(c, parseCountTokensBody);
   const counted = await countTokens(c, prepared, upstream === "anthropic" ? anthropicRequest(body, headers) : undefined);
   return json({ input_tokens: counted.tokens }, 200, { "x-toolsearch-upstream": upstream, "x-toolsearch-count": counted.how });
 }
