@@ -124,6 +124,11 @@ function scoreDocs(
       if (isRequired) hits[id]!++;
     }
   }
+  if (RANKING.textless !== 1) {
+    // a tool has search text when either text field holds a word (tool-index.ts keeps every field)
+    const lengths = (cat.index as unknown as { data: { index: IndexData } }).data.index.fieldLengths;
+    for (const id of touched) if (!(lengths.queries?.[id] || lengths.keywords?.[id])) scores[id] = scores[id]! * RANKING.textless;
+  }
   return { ids: need.size ? touched.filter((id) => hits[id]! >= need.size) : touched, scores };
 }
 

@@ -19,7 +19,15 @@ export const INDEX_CONFIG = {
  * Query-time ranking (rank.ts): BM25F, the fields' term counts weighted by `boost` and
  * length-normalised by `b` before one saturation (`k1`), then a rerank by name coverage.
  */
-export const RANKING: { boost: Record<string, number>; k1: number; b: number; queryTf: number; rerankDepth: number; coverage: number } = {
+export const RANKING: {
+  boost: Record<string, number>;
+  k1: number;
+  b: number;
+  queryTf: number;
+  rerankDepth: number;
+  coverage: number;
+  textless: number;
+} = {
   boost: { name: 2, server: 1.5, description: 1, params: 0.4, queries: 1, keywords: 1 },
   k1: 1.2,
   b: 0.75,
@@ -28,6 +36,12 @@ export const RANKING: { boost: Record<string, number>; k1: number; b: number; qu
   /** second stage: the BM25 top `rerankDepth` re-scored by name/server coverage of the query */
   rerankDepth: 50,
   coverage: 1,
+  /**
+   * Field-presence normalisation: the score of a tool WITHOUT search text is multiplied by this.
+   * Search text adds matched words, so in a catalog where only some tools have it (or in a union
+   * with a client's tools, which never have it) those tools out-score the rest on words alone.
+   */
+  textless: 1.2,
 };
 
 export type IndexField = (typeof INDEX_CONFIG.fields)[number];
