@@ -3,7 +3,8 @@
 
 import { defineCommand } from "citty";
 import { ToolsearchError } from "../../worker/core/errors.ts";
-import { DEFAULT_LIMIT, formatResult, parseQuery, runSearch, searchCatalog } from "../../worker/core/search.ts";
+import { DEFAULT_LIMIT, parseQuery, runSearch, searchCatalog } from "../../worker/core/search.ts";
+import { formatResult } from "../../worker/core/search-result.ts";
 import { catalogArg, jsonArg, out } from "../args.ts";
 import { readCatalogFile } from "../lib/files.ts";
 

@@ -13,7 +13,8 @@ import type { CatalogTool } from "./catalog.ts";
 import type { Activation } from "./chat.ts";
 import { gatewayCallGuide } from "./mcp-gateway.ts";
 import { toolDefinition } from "./prompt.ts";
-import { DEFAULT_LIMIT, formatResult, parseQuery, runSearch, type Match, type SearchCatalog } from "./search.ts";
+import { DEFAULT_LIMIT, parseQuery, runSearch, type Match, type SearchCatalog } from "./search.ts";
+import { formatResult } from "./search-result.ts";
 
 export interface ActivationResult {
   loaded: string[];
