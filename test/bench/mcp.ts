@@ -9,9 +9,11 @@
 //     through the gateway, directly and through callTool, each as a ratio over the same client
 //     calling server-everything directly over Streamable HTTP (a direct client has no search: its
 //     nearest act, tools/list, is the base for toolSearch). Interleaved, medians, one run.
-// (3) Real agent CLIs (Codex CLI, opencode) and MCP client libraries (the AI SDK's MCP client,
-//     LangChain's MCP adapters) with a scripted model: model steps from the first toolSearch call
-//     to the answer. Writes section 9 of RESULTS.md.
+// (3) Real agent CLIs (Codex CLI, opencode, Gemini CLI, Qwen Code, Kilo) and MCP client libraries
+//     (the AI SDK's MCP client, LangChain's MCP adapters) with a scripted model: model steps from
+//     the first toolSearch call to the answer, and for the CLIs the tokens the gateway puts in the
+//     first model request (its tools as the CLI formatted them, and its instructions if the CLI
+//     passed them on). Writes section 9 of RESULTS.md.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -20,7 +22,8 @@ import { Tiktoken } from "js-tiktoken/lite";
 import o200k from "js-tiktoken/ranks/o200k_base";
 import { readCatalogFile } from "../../cli/lib/files.ts";
 import { mcpTool } from "../../worker/core/mcp-tools.ts";
-import { runCodex, runOpencode } from "../fixtures/agent-clis.ts";
+import { runCodex, runKilo, runOpencode } from "../fixtures/agent-clis.ts";
+import { runGemini, runQwen } from "../fixtures/agent-clis-gemini.ts";
 import { runAiSdk, runLangchain } from "../fixtures/mcp-client-libs.ts";
 import { startEdgeServers } from "../fixtures/edge-servers.ts";
 import { startScriptedAgentModel } from "../fixtures/scripted-agent-model.ts";
@@ -50,6 +53,25 @@ async function held(c: Client): Promise<{ tokens: number; tools: number }> {
     cursor = page.nextCursor;
   } while (cursor);
   return { tokens: tokens(c.getInstructions() ?? "") + tokens(JSON.stringify(tools)), tools: tools.length };
+}
+
+/**
+ * Tokens the gateway puts in a model request, as the client formatted them: each of its tools
+ * (toolSearch, callTool: any object named so, under the client's prefix) and its instructions
+ * when the client passed them on.
+ */
+function gatewayTokens(body: unknown, instructions: string): { tokens: number; instructions: boolean } {
+  let n = 0;
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== "object") return;
+    const name = (v as { name?: unknown }).name;
+    if (typeof name === "string" && /(toolSearch|callTool)$/.test(name)) n += tokens(JSON.stringify(v));
+    else Object.values(v).forEach(walk);
+  };
+  walk(body);
+  const passed = JSON.stringify(body).includes(JSON.stringify(instructions.trim().split("\n")[0]).slice(1, -1));
+  return { tokens: n + (passed ? tokens(instructions) : 0), instructions: passed };
 }
 
 async function time(f: () => Promise<unknown>): Promise<number> {
@@ -142,13 +164,19 @@ async function main(): Promise<void> {
         "",
         "Real agent CLIs and MCP client libraries (in an app's own tool loop: the AI SDK's `generateText`, a LangGraph ReAct agent), default settings, the gateway's stable surface as their MCP server, a scripted model (toolSearch, then callTool, then the answer). Steps: model requests after the first toolSearch call up to the answer (target 2).",
         "",
-        "| client | tools it called | steps from toolSearch to the answer | server's answer in final text | wall time s |",
-        "|---|---|---|---|---|",
+        "| client | tools it called | steps from toolSearch to the answer | server's answer in final text | instructions passed to the model | gateway's tokens in the first request | wall time s |",
+        "|---|---|---|---|---|---|---|",
       );
+      const g0 = await client(`${dev.url}/mcp`, DEV_AUTH);
+      const instructions = g0.getInstructions() ?? "";
+      await g0.close();
       const gateway = { url: `${dev.url}/mcp`, key: DEV_API_KEY, model: model.url };
       for (const [name, runAgent] of [
         ["Codex CLI 0.171.0 (`codex exec`)", runCodex],
         ["opencode 1.18.33 (`opencode run`)", runOpencode],
+        ["Gemini CLI 0.61.0 (`gemini -p`)", runGemini],
+        ["Qwen Code 0.24.4 (`qwen -p`, alwaysLoadTools)", runQwen],
+        ["Kilo Code CLI 7.7.7 (`kilo run`)", runKilo],
         ["`@ai-sdk/mcp` 2.0.99 + `ai` 7.0.173", runAiSdk],
         ["`@langchain/mcp-adapters` 1.1.4 + `@langchain/langgraph` 1.7.3", runLangchain],
       ] as const) {
@@ -157,7 +185,12 @@ async function main(): Promise<void> {
         const steps = model.requests.slice(from).map((q) => ("call" in q.step ? q.step.call.name : "answer"));
         const after = steps.length - 1 - steps.findIndex((s) => s.endsWith("toolSearch"));
         const ok = r.text.includes("Echo: bench-phrase-1") ? "yes" : "no";
-        lines.push(`| ${name} | ${r.calls.join(", ")} | ${after} | ${ok} | ${(r.ms / 1000).toFixed(1)} |`);
+        // the conversation's first request (opencode and Kilo first ask, without tools, for a title)
+        const first = model.requests.slice(from).find((q) => q.tools.length);
+        const held = first ? gatewayTokens(first.body, instructions) : { tokens: 0, instructions: false };
+        const firstCell = runAgent === runAiSdk || runAgent === runLangchain ? "" : int(held.tokens);
+        const passed = firstCell ? (held.instructions ? "yes" : "no") : "";
+        lines.push(`| ${name} | ${r.calls.join(", ")} | ${after} | ${ok} | ${passed} | ${firstCell} | ${(r.ms / 1000).toFixed(1)} |`);
       }
     } finally {
       await model.close();

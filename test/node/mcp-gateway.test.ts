@@ -63,18 +63,20 @@ describe("MCP gateway through wrangler dev, SDK client", () => {
     expect(transport.sessionId).toMatch(/^ses_/);
     expect(client.getServerVersion()?.name).toBe("toolsearch");
     const instructions = client.getInstructions()!;
-    expect(instructions).toContain("mcp__everything__echo");
     // the demo's other servers are run by clients: named as not offered, none of their tools listed
     expect(instructions).toMatch(/cannot reach their servers \(a client runs them itself\): .*github \(26\)/);
-    expect(instructions).not.toContain("mcp__github__create_issue");
-    const before = (await client.listTools()).tools.map((t) => t.name);
-    expect(before).toEqual(["toolSearch", "callTool"]);
+    const listed = (await client.listTools()).tools;
+    expect(listed.map((t) => t.name)).toEqual(["toolSearch", "callTool"]);
+    // the deferred listing: in toolSearch's description, and not again in the instructions
+    expect(listed[0]!.description).toContain("mcp__everything__echo");
+    expect(instructions).not.toContain("mcp__everything__echo");
+    expect(listed[0]!.description).not.toContain("mcp__github__");
 
     const r = await client.callTool({ name: "toolSearch", arguments: { query: "select:mcp__everything__echo" } });
     expect(JSON.stringify(r.content)).toContain("Loaded 1 tool");
     expect(changed).toEqual(["notifications/tools/list_changed"]);
     const after = (await client.listTools()).tools;
-    expect(after.map((t) => t.name)).toEqual([...before, "mcp__everything__echo"]);
+    expect(after.map((t) => t.name)).toEqual(["toolSearch", "callTool", "mcp__everything__echo"]);
     expect(after.at(-1)!.inputSchema.properties).toHaveProperty("message");
     const echo = await client.callTool({ name: "mcp__everything__echo", arguments: { message: "from wrangler dev" } });
     expect(echo.content).toEqual([{ type: "text", text: "Echo: from wrangler dev" }]);

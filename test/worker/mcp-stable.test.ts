@@ -4,6 +4,7 @@
 // input schema; callTool runs it through the one execution path (argument check, access rules,
 // audit via "mcp"); a name not offered is an error result naming the closest offered names. The
 // MCP SDK client, the Worker's fetch, real Durable Objects, server-everything behind SERVERS.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AUTH_A, AUTH_B, callWith, EDGE, edgeVars, type Json } from "./helpers.ts";
 import { audit, connect, everythingOnly, textOf, toolNames } from "./mcp-rig.ts";
@@ -15,7 +16,7 @@ describe("MCP gateway: the stable surface (default)", () => {
     const { client, changed, id } = await connect();
     expect(client.getServerCapabilities()?.tools?.listChanged).toBe(false);
     expect(client.getInstructions()).toMatch(/^This gateway serves 23 tools from 3 servers through tool search/);
-    expect(client.getInstructions()).toContain("Run a loaded tool with callTool");
+    expect(client.getInstructions()).toContain("run a loaded tool with callTool");
     const first = (await client.listTools()).tools;
     expect(first.map((t) => t.name)).toEqual(["toolSearch", "callTool"]);
     for (const t of first) expect(t._meta).toEqual(ALWAYS_LOAD);
@@ -108,6 +109,25 @@ describe("MCP gateway: the stable surface (default)", () => {
     expect(JSON.stringify((await b.client.listTools()).tools)).toBe(listA);
     expect(JSON.stringify((await c.client.listTools()).tools)).toBe(listA); // tenant B has the same rules here
     expect(a.client.getInstructions()).toBe(b.client.getInstructions());
+  });
+
+  it("the tools a session keeps loaded (a profile's core tools) are listed first, marked alwaysLoad, and not in the listing", async () => {
+    const policy = { ...(env.POLICY as object), profiles: { default: {}, ops: { coreTools: ["mcp__everything__get-sum"] } } };
+    const vars = { ...EDGE, POLICY: policy };
+    const { client } = await connect("profile=ops", AUTH_A, vars);
+    const tools = (await client.listTools()).tools;
+    expect(tools.map((t) => [t.name, t._meta])).toEqual([
+      ["mcp__everything__get-sum", ALWAYS_LOAD],
+      ["toolSearch", ALWAYS_LOAD],
+      ["callTool", ALWAYS_LOAD],
+    ]);
+    expect(tools[0]!.inputSchema.properties).toHaveProperty("a");
+    expect(tools[1]!.description).toContain("mcp__everything__echo");
+    expect(tools[1]!.description).not.toContain("mcp__everything__get-sum");
+    // deferral off: every tool is listed and none is marked (a client's own tool search may defer them)
+    const off = (await (await connect("deferral=off", AUTH_A, vars)).client.listTools()).tools;
+    expect(off).toHaveLength(23);
+    expect(off.filter((t) => t._meta)).toEqual([]);
   });
 
   it("deferral is on by default on /mcp; ?deferral=off lists every tool, no gateway tools", async () => {

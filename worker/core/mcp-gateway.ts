@@ -18,14 +18,18 @@ const SEARCH_HOW =
   "that load the best matches (`+word` requires a word; `mcp__<server> words` searches one server); `mcp__<server>` alone " +
   "lists a server's tools a page at a time (`page:2`), loading nothing.";
 
-/** toolSearch as the gateway lists it: what loading means on this surface, then the frozen deferred listing. */
+/**
+ * toolSearch as the gateway lists it: how to search, then the frozen deferred listing, whose header
+ * says how a loaded tool runs on this surface (listing.ts viaCallTool, viaGatewayList); without
+ * one, this description says it.
+ */
 export function gatewayToolSearch(section: string, activation: GatewayActivation): ToolDefinition {
+  if (section) return { ...TOOL_SEARCH_TOOL, description: `${SEARCH_HOW}\n\n${section}` };
   const then =
     activation === "proxy"
       ? ` The result gives each loaded tool's exact name and input schema: run it with ${CALL_TOOL_NAME}.`
       : ` Loaded tools join your tools list; ${CALL_TOOL_NAME} runs them too, by the exact name the result gives.`;
-  const description = `${SEARCH_HOW}${then}`;
-  return { ...TOOL_SEARCH_TOOL, description: section ? `${description}\n\n${section}` : description };
+  return { ...TOOL_SEARCH_TOOL, description: `${SEARCH_HOW}${then}` };
 }
 
 /** callTool: runs any tool the gateway offers, by the exact name a toolSearch result gives. */

@@ -1,9 +1,10 @@
-// The MCP gateway's view of a session, pure: the tools a client lists (core tools, then in deferred
-// mode toolSearch carrying the frozen deferred listing in its description and callTool, then, with
-// `inject` activation only, activated tools in activation order), paged with opaque cursors, and
-// the initialize instructions. Every text comes from the session's frozen fields, so with `proxy`
-// activation (the default) tools/list is the same bytes for every request of every session with
-// the same options and tenant, and nothing a call does changes it.
+// The MCP gateway's view of a session, pure: the tools a client lists (core tools, marked to stay
+// loaded; then in deferred mode toolSearch, carrying the frozen deferred listing in its description,
+// and callTool; then, with `inject` activation only, activated tools in activation order), paged
+// with opaque cursors, and the initialize instructions, which point to that listing rather than
+// repeat it. Every text comes from the session's frozen fields, so with `proxy` activation (the
+// default) tools/list is the same bytes for every request of every session with the same options
+// and tenant, and nothing a call does changes it.
 
 import type { CatalogTool } from "./catalog.ts";
 import { ToolsearchError } from "./errors.ts";
@@ -40,6 +41,11 @@ export function mcpTool(t: CatalogTool): McpTool {
   return tool;
 }
 
+/** A tool the session keeps loaded, marked so that clients which defer MCP tools keep it inline too. */
+function keptTool(t: CatalogTool): McpTool {
+  return { ...mcpTool(t), _meta: { ...ALWAYS_LOAD_META } };
+}
+
 /** A gateway tool (toolSearch, callTool) as MCP lists it: marked to stay loaded in clients that defer MCP tools. */
 function gatewayTool(t: ToolDefinition): McpTool {
   return { name: t.name, description: t.description, inputSchema: t.inputSchema, _meta: { ...ALWAYS_LOAD_META } };
@@ -47,15 +53,20 @@ function gatewayTool(t: ToolDefinition): McpTool {
 
 /** Every tool the session offers now, in its stable order. */
 export function sessionMcpTools(byName: ReadonlyMap<string, CatalogTool>, s: McpSessionView): McpTool[] {
-  const def = (name: string) => {
+  const tool = (name: string) => {
     const t = byName.get(name);
     if (!t) throw new ToolsearchError("catalog_mismatch", `tool ${name} is not in the session's catalog`);
-    return mcpTool(t);
+    return t;
   };
-  if (s.mode === "full") return s.coreTools.map(def);
-  // MCP clients show tool descriptions to the model, so the listing rides in toolSearch's
+  // full mode lists every tool: only the catalog's alwaysLoad ones are marked, so a client's own
+  // tool search still defers the rest
+  if (s.mode === "full") return s.coreTools.map(tool).map((t) => (t.alwaysLoad ? keptTool(t) : mcpTool(t)));
+  // deferred: core tools (alwaysLoad, the profile's) are what the session keeps loaded. Every
+  // client tried hands tool descriptions to its model, and not all hand it the instructions, so
+  // the listing rides in toolSearch's description, and only there (mcpInstructions points to it)
   const gateway = [gatewayToolSearch(s.systemSection, s.activation), GATEWAY_CALL_TOOL].map(gatewayTool);
-  return [...s.coreTools.map(def), ...gateway, ...(s.activation === "inject" ? s.activations.map(def) : [])];
+  const activated = s.activation === "inject" ? s.activations.map((n) => mcpTool(tool(n))) : [];
+  return [...s.coreTools.map((n) => keptTool(tool(n))), ...gateway, ...activated];
 }
 
 const CURSOR_RE = /^o([0-9]{1,7})$/;
@@ -98,9 +109,12 @@ export function gatewayOffer(visible: readonly CatalogTool[], reachable: { has(s
   return { offered, servers, counts: { tools: offered.length, servers: servers.length }, unreachable };
 }
 
-/** The initialize instructions: how to load tools, the deferred listing, and what is not offered here. */
+/**
+ * The initialize instructions: what the gateway serves, where the deferred listing is (toolSearch's
+ * description: said once), and what is not offered here.
+ */
 export function mcpInstructions(
-  view: Pick<McpSessionView, "mode" | "activation" | "systemSection">,
+  view: Pick<McpSessionView, "mode" | "activation">,
   offered: { tools: number; servers: number },
   unreachable: readonly Unreachable[],
 ): string {
@@ -111,14 +125,13 @@ export function mcpInstructions(
       ? "This gateway offers no tools: it reaches none of its catalog's servers (the deployment's SERVERS names none of them)."
       : view.mode === "deferred"
         ? view.activation === "proxy"
-          ? `${serves} through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); its result gives each tool's exact name and input schema. Run a loaded tool with callTool ({"name": "<exact name>", "arguments": {...}}). tools/list never changes.`
-          : `${serves} through tool search: call toolSearch to load the ones a task needs (\`select:<name>\` or keywords); loaded tools join tools/list (the server sends notifications/tools/list_changed) and stay loaded for this session; callTool runs them too.`
+          ? `${serves} through tool search: toolSearch's description lists them and says how to load them; run a loaded tool with callTool. tools/list never changes.`
+          : `${serves} through tool search: toolSearch's description lists them and says how to load them; loaded tools join tools/list (the server sends notifications/tools/list_changed), and callTool runs them too.`
         : `${serves}; every one is in tools/list.`,
   ];
   if (unreachable.length) {
     const list = unreachable.map((u) => `${u.server} (${u.tools})`).join(", ");
     lines.push(`Not offered here, because this gateway cannot reach their servers (a client runs them itself): ${list}.`);
   }
-  if (view.systemSection) lines.push("", view.systemSection.trimEnd());
   return `${lines.join("\n")}\n`;
 }
