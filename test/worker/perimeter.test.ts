@@ -3,9 +3,11 @@
 // refuses a Host the deployment does not serve (ALLOWED_HOSTS, plus loopback names), in the
 // route's own error shape and before the key is looked at; /v1 and /mcp refuse a foreign Origin.
 // The Worker's own origin (the page at /) and loopback names keep working.
-import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
-import { AUTH_A, BASE, type Json } from "./helpers.ts";
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, inject, it } from "vitest";
+import worker from "../../worker/index.ts";
+import { AUTH_A, BASE, EDGE, type Json } from "./helpers.ts";
 
 const REBOUND = "https://rebound.example";
 
@@ -130,5 +132,60 @@ describe("request bodies are bounded in bytes while they are read", () => {
     );
     expect(rpc.status).toBe(400);
     expect(((await rpc.json()) as Json).error).toMatchObject({ code: -32600, message: expect.stringMatching(/nests deeper than 128/) });
+  });
+});
+
+describe("secrets stay in: upstream model errors (L2)", () => {
+  const upstream = inject("upstreamUrl");
+  const SECRET = "sk-operator-secret-0123456789";
+  const fail = (faults: unknown[]) =>
+    fetch(`${upstream.replace(/\/v1$/, "")}/_control/fail`, { method: "POST", body: JSON.stringify(faults) });
+  const chat = async () => {
+    const req = new Request(`${BASE}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...AUTH_A },
+      body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] }),
+    });
+    const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: SECRET, UPSTREAM_MAX_RETRIES: "0" };
+    const res = await worker.fetch(req, { ...env, ...vars } as Env, createExecutionContext());
+    return { status: res.status, auth: res.headers.get("www-authenticate"), text: await res.text() };
+  };
+
+  it("an upstream 401 that repeats the key is a 502 naming the setting, without the key or a WWW-Authenticate of ours", async () => {
+    await fail([{ status: 401, body: { error: { message: `Incorrect API key provided: ${SECRET}`, type: "invalid_request_error" } } }]);
+    const r = await chat();
+    expect([r.status, r.auth]).toEqual([502, null]);
+    expect(r.text).toMatch(/refused this deployment's key \(HTTP 401\): check OPENAI_API_KEY/);
+    expect(r.text).not.toContain(SECRET);
+  });
+
+  it("an upstream 400 that quotes the key passes with the key redacted", async () => {
+    await fail([{ status: 400, body: { error: { message: `bad request for key ${SECRET}`, type: "invalid_request_error" } } }]);
+    const r = await chat();
+    expect(r.status).toBe(400);
+    expect(r.text).toContain("bad request for key [redacted]");
+    expect(r.text).not.toContain(SECRET);
+  });
+});
+
+describe("open routes tell a caller without a key nothing more (L8, L9)", () => {
+  it("/healthz without a key names no server; with one it does", async () => {
+    const vars: Record<string, unknown> = {
+      ...EDGE,
+      SERVERS: JSON.stringify({ "secret-internal-server": { url: "http://127.0.0.1:9/mcp" } }),
+    };
+    const get = async (headers: Record<string, string>) =>
+      (await worker.fetch(new Request(`${BASE}/healthz`, { headers }), { ...env, ...vars } as Env, createExecutionContext())).text();
+    const anonymous = await get({});
+    expect(anonymous).not.toContain("secret-internal-server");
+    expect(anonymous).toMatch(/1 SERVERS entries name no server/);
+    expect(await get(AUTH_A)).toContain("secret-internal-server");
+  });
+
+  it("/page/constructor (and other prototype names) is a 404, not a lookup", async () => {
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const r = await send(`${BASE}/page/${name}`, { headers: { authorization: "" } });
+      expect([name, r.status]).toEqual([name, 404]);
+    }
   });
 });

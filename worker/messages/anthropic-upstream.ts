@@ -6,12 +6,14 @@
 // back as the upstream sent them, before its text and tool_use (thinking.ts); tools with input_schema. The
 // request's thinking, top_k, metadata and betas are kept; defer_loading, tool_reference and the
 // placeholder never reach it (the Worker answered them). Always streamed, so text reaches a
-// streaming client as it arrives; 4xx answers pass through, 5xx and timeouts are retried, then a 502.
+// streaming client as it arrives; 4xx answers pass through (401 and 403, the deployment's key
+// refused, are a 502), 5xx and timeouts are retried, then a 502; texts are redacted of the key,
+// and a redirect is not followed with it.
 
 import type { ModelTurn } from "../core/agent.ts";
 import { textOf, type ChatMessage, type JsonValue, type OpenAITool, type ToolCall, type Usage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { UpstreamRejection, type RoundMeta, type UpstreamConfig } from "../chat/model-client.ts";
+import { redactKey, refusedKey, UpstreamRejection, type RoundMeta, type UpstreamConfig } from "../chat/model-client.ts";
 import { chatUsage, readMessagesStream, type ThinkingEvent } from "./anthropic-stream.ts";
 import { thinkingOf } from "./thinking.ts";
 
@@ -135,6 +137,7 @@ async function post(
         headers,
         body: JSON.stringify(body),
         signal: AbortSignal.any([signal, timeout]),
+        redirect: "manual",
       });
     } catch (e) {
       if (signal.aborted) throw new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
@@ -148,7 +151,15 @@ async function post(
     }
     if (res.status >= 500 && attempt < cfg.maxRetries) continue;
     if (res.ok) return res;
-    const text = await res.text();
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw new ToolsearchError("upstream_error", `upstream answered a redirect (HTTP ${res.status}); the key is not sent after it`);
+    }
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel();
+      throw refusedKey(res.status, "ANTHROPIC_API_KEY");
+    }
+    const text = redactKey(await res.text(), cfg.apiKey);
     let err: { error?: { type?: string; message?: string } } = {};
     try {
       err = JSON.parse(text) as typeof err;

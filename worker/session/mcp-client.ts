@@ -9,7 +9,8 @@
 // No standalone GET stream is opened (the custom fetch answers GET 405, which the SDK accepts):
 // nothing server-initiated is needed, and an open stream would pin the object in memory. With
 // `onProgress`, the call carries a progressToken and the server's progress goes to it. A 401 is
-// the failure `unauthorized` (a per-user token refused: session/credentials.ts refreshes it).
+// the failure `unauthorized` (a per-user token refused: session/credentials.ts refreshes it). No
+// request carrying the server's headers follows a redirect (`redirect: "manual"`): they hold secrets.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -77,7 +78,8 @@ function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
     const h = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
-    const res = fetch(url, { ...init, headers: h }).then(
+    // a redirect is not followed: the server's secret headers would go along to wherever it points
+    const res = fetch(url, { ...init, headers: h, redirect: "manual" }).then(
       (r) => (r.status === 401 && refused.add(headers), r),
       (e: unknown) => {
         throw new NoResponse(
@@ -116,7 +118,9 @@ async function connect(
     if (stored || refused.has(headers) || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
     const sse = new SSEClientTransport(new URL(server.url), {
       requestInit: { headers },
-      eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) },
+      eventSourceInit: {
+        fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers }, redirect: "manual" }),
+      },
     });
     const fallback = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     await fallback.connect(sse, { timeout: server.timeoutMs });
@@ -256,6 +260,7 @@ export async function closeRemote(server: ServerConfig, headers: Record<string, 
     method: "DELETE",
     headers: { ...headers, "mcp-session-id": session.sessionId, "mcp-protocol-version": session.protocolVersion },
     signal: AbortSignal.timeout(server.timeoutMs),
+    redirect: "manual", // the secret headers must not follow a redirect to another origin
   });
   await res.body?.cancel();
   return res.status;
