@@ -175,7 +175,10 @@ async function runCall(
   }));
   const startedAt = Date.now();
   try {
-    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress: context.onProgress };
+    // progress messages leave through /mcp's notifications/progress: redacted like the result (M4)
+    const progress = context.onProgress;
+    const onProgress = progress && ((p: Progress) => progress(p.message === undefined ? p : { ...p, message: redact(p.message, secrets) }));
+    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress };
     const pending = callAsUser(tool.server, server, resolved, port.accounts, origin, (c) => {
       secrets = c.secrets;
       resolved = c;
