@@ -72,7 +72,7 @@ const refused = new WeakSet<Record<string, string>>();
  * got no response into NoResponse, and keeps the notifications it sends (`sent`) so a
  * cancellation can be awaited before the client closes (closing aborts whatever is in flight).
  */
-function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[]): typeof fetch {
+function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[], maxBytes = Infinity): typeof fetch {
   return ((url: URL | RequestInfo, init?: RequestInit) => {
     // the standalone server-to-client stream (the only GET this transport makes): declined
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
@@ -80,7 +80,7 @@ function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
     // a redirect is not followed: the server's secret headers would go along to wherever it points
     const res = fetch(url, { ...init, headers: h, redirect: "manual" }).then(
-      (r) => (r.status === 401 && refused.add(headers), r),
+      (r) => (r.status === 401 && refused.add(headers), bounded(r, maxBytes)),
       (e: unknown) => {
         throw new NoResponse(
           "transport_error",
@@ -93,11 +93,31 @@ function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[
   }) as typeof fetch;
 }
 
+/**
+ * The response with its body counted as it is read: past `maxBytes` the stream errors, so a server
+ * answering hundreds of MiB costs at most that much (the error says "terminated": once() fails the call).
+ */
+function bounded(res: Response, maxBytes: number): Response {
+  if (!res.body || maxBytes === Infinity) return res;
+  let seen = 0;
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        seen += chunk.byteLength;
+        if (seen <= maxBytes) return out.enqueue(chunk);
+        out.error(new UpstreamFailure("transport_error", `the server's answer was terminated at ${maxBytes} bytes, the read limit`));
+      },
+    }),
+  );
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
 async function connect(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,
   sent: Promise<unknown>[],
+  maxBytes?: number,
 ): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   // Each call is a new client on a shared server session, and the SDK numbers requests from 0:
@@ -106,7 +126,7 @@ async function connect(
   Reflect.set(client, "_requestMessageId", 1 + Math.floor(Math.random() * 2 ** 30));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     sessionId: stored?.sessionId,
-    fetch: transportFetch(headers, sent),
+    fetch: transportFetch(headers, sent, maxBytes),
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
   });
   if (stored) transport.setProtocolVersion(stored.protocolVersion);
@@ -157,16 +177,18 @@ export interface ToolCallRequest {
   /** aborts the call (cancelled by its caller, session deleted); the server is sent notifications/cancelled */
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+  /** the most bytes read of one response: past it reading stops and the call fails (M6) */
+  maxBytes?: number;
 }
 
 async function once(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,
-  { tool, args, signal, onProgress }: ToolCallRequest,
+  { tool, args, signal, onProgress, maxBytes }: ToolCallRequest,
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const sent: Promise<unknown>[] = [];
-  const { client, transport } = await connect(server, headers, stored, sent);
+  const { client, transport } = await connect(server, headers, stored, sent, maxBytes);
   // a broken response stream is reported through onerror while the request waits: fail the call
   // (a request that got no response at all rejects the call itself, with its own wording)
   const broken = new Promise<never>((_, reject) => {
@@ -221,9 +243,10 @@ async function callOnce(
   // a server not called yet is asked server/discover first; one that speaks MCP 2026-07-28 keeps no
   // session, so its calls are single requests: nothing to resume, recover or DELETE
   if (!stored || stored.discover) {
-    let modern = await callModern(server, transportFetch(headers, []), stored?.discover ?? null, request);
+    let modern = await callModern(server, transportFetch(headers, [], request.maxBytes), stored?.discover ?? null, request);
     // the server refused a call as 2026-07-28 (an older server came back at its URL): ask it again, once
-    if (modern.kind === "failed" && modern.refused && stored) modern = await callModern(server, transportFetch(headers, []), null, request);
+    if (modern.kind === "failed" && modern.refused && stored)
+      modern = await callModern(server, transportFetch(headers, [], request.maxBytes), null, request);
     if (modern.kind === "failed") throw new UpstreamFailure(modern.failure, modern.message);
     if (modern.kind === "result") {
       const session = { sessionId: "", protocolVersion: MODERN_PROTOCOL, discover: modern.discover };
