@@ -38,6 +38,25 @@ export async function readBytes(request: Request, maxBytes: number): Promise<Uin
   return out;
 }
 
+/**
+ * `res` with its body counted as it is read: past `maxBytes` the stream errors with `error()`, so
+ * an upstream that answers without end costs at most that much (MCP results, model streams).
+ */
+export function boundedResponse(res: Response, maxBytes: number, error: () => Error): Response {
+  if (!res.body || maxBytes === Infinity) return res;
+  let seen = 0;
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        seen += chunk.byteLength;
+        if (seen <= maxBytes) out.enqueue(chunk);
+        else out.error(error());
+      },
+    }),
+  );
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
 /** A JSON nested deeper than MAX_JSON_DEPTH: a 400 saying so (core/json-depth.ts: why). */
 export function tooDeep(value: unknown): string | null {
   return nestsDeeperThan(value) ? `body nests deeper than ${MAX_JSON_DEPTH} levels` : null;

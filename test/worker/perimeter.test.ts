@@ -168,6 +168,26 @@ describe("secrets stay in: upstream model errors (L2)", () => {
   });
 });
 
+describe("upstream model streams are bounded (L3)", () => {
+  it("an answer past 16 MiB stops being read: a 502 saying so", async () => {
+    const upstream = inject("upstreamUrl");
+    const huge = "x".repeat(20 * 1024 * 1024);
+    await fetch(`${upstream.replace(/\/v1$/, "")}/_control/fail`, {
+      method: "POST",
+      body: JSON.stringify([{ status: 200, headers: { "content-type": "text/event-stream" }, body: huge }]),
+    });
+    const req = new Request(`${BASE}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...AUTH_A },
+      body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hello" }] }),
+    });
+    const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_MAX_RETRIES: "0" };
+    const res = await worker.fetch(req, { ...env, ...vars } as Env, createExecutionContext());
+    expect(res.status).toBe(502);
+    expect(await res.text()).toMatch(/passed 16777216 bytes; reading stopped/);
+  });
+});
+
 describe("open routes tell a caller without a key nothing more (L8, L9)", () => {
   it("/healthz without a key names no server; with one it does", async () => {
     const vars: Record<string, unknown> = {

@@ -11,6 +11,7 @@ import OpenAI from "openai";
 import type { ChatMessage, OpenAITool, ToolCall, Usage } from "../core/chat.ts";
 import type { ModelTurn } from "../core/agent.ts";
 import { ToolsearchError } from "../core/errors.ts";
+import { boundedResponse } from "../http.ts";
 
 export interface UpstreamConfig {
   baseURL: string;
@@ -43,11 +44,20 @@ export function refusedKey(status: number, name: string): ToolsearchError {
   return new ToolsearchError("upstream_error", `the upstream refused this deployment's key (HTTP ${status}): check ${name}`);
 }
 
-/** fetch that never follows a redirect: the key would go along to wherever it points */
-const noRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: "manual" });
+/** the most bytes read of one upstream answer (L3): a model stream without end stops there */
+export const UPSTREAM_MAX_BYTES = 16 * 1024 * 1024;
+export const tooLong = () =>
+  new ToolsearchError("upstream_error", `the upstream's answer passed ${UPSTREAM_MAX_BYTES} bytes; reading stopped`);
+
+/** The whole call, retries included, gets as long as all its attempts could take, and no longer (L3). */
+export const deadlineMs = (cfg: UpstreamConfig) => cfg.timeoutMs * (cfg.maxRetries + 1);
+
+/** fetch that never follows a redirect (the key would go along to wherever it points), its answer bounded in bytes */
+const upstreamFetch: typeof fetch = async (input, init) =>
+  boundedResponse(await fetch(input, { ...init, redirect: "manual" }), UPSTREAM_MAX_BYTES, tooLong);
 
 export function upstreamClient(cfg: UpstreamConfig): OpenAI {
-  return new OpenAI({ baseURL: cfg.baseURL, apiKey: cfg.apiKey, timeout: cfg.timeoutMs, maxRetries: cfg.maxRetries, fetch: noRedirects });
+  return new OpenAI({ baseURL: cfg.baseURL, apiKey: cfg.apiKey, timeout: cfg.timeoutMs, maxRetries: cfg.maxRetries, fetch: upstreamFetch });
 }
 
 export interface RoundMeta {
@@ -74,9 +84,10 @@ export async function callUpstream(
   let finishReason: string | null = null;
   let usage: Partial<Usage> | null = null;
   const meta: RoundMeta = { id: "", created: Math.floor(Date.now() / 1000), model: String(body.model) };
+  const deadline = AbortSignal.timeout(deadlineMs(cfg));
   try {
     const stream = await client.chat.completions.create(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
-      signal: opts.signal,
+      signal: AbortSignal.any([opts.signal, deadline]),
     });
     for await (const chunk of stream) {
       if (chunk.id) meta.id = chunk.id;
@@ -99,6 +110,8 @@ export async function callUpstream(
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   } catch (e) {
+    if (deadline.aborted && !opts.signal.aborted)
+      throw new ToolsearchError("upstream_error", `upstream did not finish within ${deadlineMs(cfg)} ms (the call's overall deadline)`);
     throw upstreamFailure(e, cfg);
   }
   if (!meta.id) throw new ToolsearchError("upstream_error", "upstream answered with no completion chunks");

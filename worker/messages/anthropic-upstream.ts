@@ -13,7 +13,16 @@
 import type { ModelTurn } from "../core/agent.ts";
 import { textOf, type ChatMessage, type JsonValue, type OpenAITool, type ToolCall, type Usage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { redactKey, refusedKey, UpstreamRejection, type RoundMeta, type UpstreamConfig } from "../chat/model-client.ts";
+import {
+  redactKey,
+  refusedKey,
+  tooLong,
+  UPSTREAM_MAX_BYTES,
+  UpstreamRejection,
+  type RoundMeta,
+  type UpstreamConfig,
+} from "../chat/model-client.ts";
+import { boundedResponse } from "../http.ts";
 import { chatUsage, readMessagesStream, type ThinkingEvent } from "./anthropic-stream.ts";
 import { thinkingOf } from "./thinking.ts";
 
@@ -180,7 +189,9 @@ export async function callAnthropic(
   opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void; onThinking?: (e: ThinkingEvent) => void },
 ): Promise<ModelTurn & { meta: RoundMeta }> {
   const res = await post(cfg, req, "/v1/messages", { ...messagesBody(req, round), stream: true }, opts.signal);
-  const read = await readMessagesStream(res, String(req.fields.model), opts.onText, opts.onThinking);
+  // read to UPSTREAM_MAX_BYTES at most; the attempt's timeout signal also bounds how long (L3)
+  const bounded = boundedResponse(res, UPSTREAM_MAX_BYTES, tooLong);
+  const read = await readMessagesStream(bounded, String(req.fields.model), opts.onText, opts.onThinking);
   const usage: Partial<Usage> = chatUsage(read.usage);
   return { ...read.turn, usage, meta: read.meta };
 }

@@ -20,6 +20,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { CallToolResult } from "../core/call-result.ts";
 import type { ServerConfig } from "../core/servers.ts";
+import { boundedResponse } from "../http.ts";
 import { callModern, MODERN_PROTOCOL } from "./mcp-client-2026.ts";
 
 /**
@@ -80,7 +81,15 @@ function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
     // a redirect is not followed: the server's secret headers would go along to wherever it points
     const res = fetch(url, { ...init, headers: h, redirect: "manual" }).then(
-      (r) => (r.status === 401 && refused.add(headers), bounded(r, maxBytes)),
+      // the answer is read to maxBytes at most; the error says "terminated", so once() fails the call
+      (r) => (
+        r.status === 401 && refused.add(headers),
+        boundedResponse(
+          r,
+          maxBytes,
+          () => new UpstreamFailure("transport_error", `the server's answer was terminated at ${maxBytes} bytes, the read limit`),
+        )
+      ),
       (e: unknown) => {
         throw new NoResponse(
           "transport_error",
@@ -91,25 +100,6 @@ function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[
     if (typeof init?.body === "string" && init.body.includes('"notifications/cancelled"')) sent.push(res.catch(() => {}));
     return res;
   }) as typeof fetch;
-}
-
-/**
- * The response with its body counted as it is read: past `maxBytes` the stream errors, so a server
- * answering hundreds of MiB costs at most that much (the error says "terminated": once() fails the call).
- */
-function bounded(res: Response, maxBytes: number): Response {
-  if (!res.body || maxBytes === Infinity) return res;
-  let seen = 0;
-  const body = res.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, out) {
-        seen += chunk.byteLength;
-        if (seen <= maxBytes) return out.enqueue(chunk);
-        out.error(new UpstreamFailure("transport_error", `the server's answer was terminated at ${maxBytes} bytes, the read limit`));
-      },
-    }),
-  );
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 async function connect(
