@@ -27,6 +27,9 @@ import type { ServerSessions } from "./server-sessions.ts";
 import type { Accounts } from "./token-cache.ts";
 import type { SessionInit } from "./state.ts";
 
+/** the least a call's answer may be read to, whatever the result cap: the cap cuts results read whole up to here */
+const READ_MIN_BYTES = 4 * 1024 * 1024;
+
 /**
  * Who is calling: the surface and the client program it names (MCP clientInfo), for the audit
  * trail; `onProgress` (a stub across RPC) asks the server for progress.
@@ -175,7 +178,12 @@ async function runCall(
   }));
   const startedAt = Date.now();
   try {
-    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress: context.onProgress };
+    // progress messages leave through /mcp's notifications/progress: redacted like the result (M4)
+    const progress = context.onProgress;
+    const onProgress = progress && ((p: Progress) => progress(p.message === undefined ? p : { ...p, message: redact(p.message, secrets) }));
+    // what is read of an answer is bounded too (M6): the cap below applies to what was read
+    const maxBytes = Math.max(4 * cfg.resultMaxBytes, READ_MIN_BYTES);
+    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress, maxBytes };
     const pending = callAsUser(tool.server, server, resolved, port.accounts, origin, (c) => {
       secrets = c.secrets;
       resolved = c;
