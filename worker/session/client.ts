@@ -21,6 +21,7 @@ import type { ResponseObject } from "../responses/shapes.ts";
 import type { ResponseThread, StoredResponse } from "./response-store.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 import { settings } from "../settings.ts";
+import { liveRules, type LiveRules } from "../core/gate.ts";
 import { issuedFor } from "./ids.ts";
 import { principalScope } from "../auth.ts";
 
@@ -52,11 +53,14 @@ export class SessionClient {
   private readonly issued: Promise<boolean>;
   /** the Worker's origin as this request reached it: a call's connect links point there */
   private readonly origin?: string;
+  /** the deployment's rules now, for the object's tool gate (core/gate.ts): sent with every use */
+  private readonly rules: LiveRules;
 
   private constructor(c: SessionContext, id: string) {
     this.id = id;
     this.origin = c.url?.origin;
     this.key = `${principalScope(c)}/${id}`;
+    this.rules = liveRules(settings(c.env).policy, c.tenant);
     // a stub does not wake its object; `stub()` is what reaches it, after the id's check
     this.target = c.env.SESSIONS.getByName(`${c.tenant}/${id}`);
     this.issued = frozenCache.has(this.key)
@@ -91,7 +95,7 @@ export class SessionClient {
 
   /** The session now (marks it used). */
   async state(): Promise<SessionState> {
-    const state = await (await this.stub()).get();
+    const state = await (await this.stub()).get(this.rules);
     if (!state) throw this.gone();
     return this.remember(state);
   }
@@ -109,20 +113,21 @@ export class SessionClient {
 
   /** A chat turn's session and the splices whose prefix is in `prefixes`; null when there is none yet. */
   async beginChat(prefixes: string[]): Promise<{ state: SessionState; splices: Splice[] } | null> {
-    const begun = await (await this.stub()).beginChat(prefixes);
+    const begun = await (await this.stub()).beginChat(prefixes, this.rules);
     if (begun) this.remember(begun.state);
     return begun;
   }
 
   async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult> {
-    const result = await (await this.stub()).activate(names, query, audit);
+    const result = await (await this.stub()).activate(names, query, audit, this.rules);
     if (!result) throw this.gone();
     return result;
   }
 
   /** Run a catalog tool through the one execution path; a refusal is an outcome with its code. */
   async run(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
-    const outcome = await (await this.stub()).callTool(name, args, { ...(this.origin ? { origin: this.origin } : {}), ...context });
+    const withOrigin = { ...(this.origin ? { origin: this.origin } : {}), ...context };
+    const outcome = await (await this.stub()).callTool(name, args, withOrigin, this.rules);
     if (!outcome) throw this.gone();
     return outcome;
   }
