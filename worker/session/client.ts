@@ -4,7 +4,7 @@
 // and the user: auth.ts principalScope), so another user's id is the same 404. The object answers null for "no such session" on every
 // method; this client turns that into the one 404 (and forgets what the isolate cached), and a
 // refused call into its coded error. A session's frozen fields never change, so an isolate keeps
-// them: toolSearch and calls then need one object call instead of two. An id not issued for the
+// them (bounded by bytes, frozen-cache.ts): toolSearch and calls then need one object call instead of two. An id not issued for the
 // caller's tenant (ids.ts) is the same 404, found before the object is addressed: addressing one
 // gives it storage.
 
@@ -24,6 +24,7 @@ import { settings } from "../settings.ts";
 import { liveRules, type LiveRules } from "../core/gate.ts";
 import { issuedFor } from "./ids.ts";
 import { principalScope } from "../auth.ts";
+import { ByteBoundedCache } from "./frozen-cache.ts";
 
 /** What reaching a session needs of a request: who calls, the bindings, and where it came in. */
 export type SessionContext = Pick<RouteContext, "env" | "tenant" | "user"> & Partial<Pick<RouteContext, "url">>;
@@ -33,8 +34,7 @@ export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 /** What an isolate may keep of a session: everything but what changes (activations, use, client plan). */
 export type FrozenState = Omit<SessionState, "activations" | "lastUsedAt" | "clientTools">;
 
-const frozenCache = new Map<string, FrozenState>();
-const FROZEN_CACHE_MAX = 10_000;
+const frozenCache = new ByteBoundedCache<FrozenState>();
 
 export function notFound(id: string): ToolsearchError {
   return new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
@@ -88,7 +88,6 @@ export class SessionClient {
 
   private remember(state: SessionState): SessionState {
     const { activations: _a, lastUsedAt: _l, clientTools: _c, ...frozen } = state;
-    if (frozenCache.size >= FROZEN_CACHE_MAX) frozenCache.delete(frozenCache.keys().next().value!);
     frozenCache.set(this.key, frozen);
     return state;
   }
