@@ -36,7 +36,7 @@ export function splitPrefixed(name: string, servers: readonly string[]): { serve
 /** The resource URIs a tool result gives the client: resource links and embedded resources. */
 export function resourceUris(result: CallToolResult): string[] {
   const uris = new Set<string>();
-  for (const c of result.content as Array<Record<string, unknown>>) {
+  for (const c of result.content) {
     if (c.type === "resource_link" && typeof c.uri === "string") uris.add(c.uri);
     const embedded = c.type === "resource" ? (c.resource as Record<string, unknown> | undefined) : undefined;
     if (embedded && typeof embedded.uri === "string") uris.add(embedded.uri);

@@ -81,7 +81,8 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
         stopWatching();
       }
     });
-    // the servers' resources and prompts (resources.ts), their own result shapes passed through
+    // the servers' resources and prompts (resources.ts): each answer is the server's own result for
+    // its method, passed through (the SDK types a handler's result per method, this loop serves five)
     if (session.mcp.servers.length)
       for (const method of Object.keys(RESOURCE_METHODS) as ResourceMethod[]) {
         server.setRequestHandler(method, async (req, ctx) => {
