@@ -2,6 +2,7 @@
 // Every rule here throws a ToolsearchError; worker/index.ts is the one place that renders it.
 
 import { ToolsearchError } from "./core/errors.ts";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./core/json-depth.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -9,17 +10,65 @@ export function json(body: unknown, status = 200, headers: HeadersInit = {}): Re
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
-/** Read a JSON object body: content type, size limit and syntax checked before any work. */
+/**
+ * The body's bytes, counted as they arrive: a declared length over `maxBytes` is refused unread,
+ * and a body without one (chunked) is cancelled as soon as the count passes it, so at most the
+ * limit and one chunk are ever held (a 400 MiB body once raised memory by 840 MiB before its 413).
+ */
+export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ToolsearchError("payload_too_large", `body is over ${maxBytes} bytes; the limit is ${maxBytes}`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) out.set(c, (at += c.byteLength) - c.byteLength);
+  return out;
+}
+
+/**
+ * `res` with its body counted as it is read: past `maxBytes` the stream errors with `error()`, so
+ * an upstream that answers without end costs at most that much (MCP results, model streams).
+ */
+export function boundedResponse(res: Response, maxBytes: number, error: () => Error): Response {
+  if (!res.body || maxBytes === Infinity) return res;
+  let seen = 0;
+  const body = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        seen += chunk.byteLength;
+        if (seen <= maxBytes) out.enqueue(chunk);
+        else out.error(error());
+      },
+    }),
+  );
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** A JSON nested deeper than MAX_JSON_DEPTH: a 400 saying so (core/json-depth.ts: why). */
+export function tooDeep(value: unknown): string | null {
+  return nestsDeeperThan(value) ? `body nests deeper than ${MAX_JSON_DEPTH} levels` : null;
+}
+
+/** Read a JSON object body: content type, size limit (in bytes, counted while reading), syntax and depth checked before any work. */
 export async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
     throw new ToolsearchError("unsupported_media_type", `content-type must be application/json, got "${type || "none"}"`);
   }
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
-  const buf = await request.arrayBuffer();
-  if (buf.byteLength > maxBytes)
-    throw new ToolsearchError("payload_too_large", `body is ${buf.byteLength} bytes; the limit is ${maxBytes}`);
+  const buf = await readBytes(request, maxBytes);
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(buf));
@@ -27,6 +76,8 @@ export async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Pro
     throw new ToolsearchError("bad_request", `body is not valid JSON (${(e as Error).message})`);
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new ToolsearchError("bad_request", "body must be a JSON object");
+  const deep = tooDeep(value);
+  if (deep) throw new ToolsearchError("bad_request", deep);
   return value as Record<string, unknown>;
 }
 

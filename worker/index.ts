@@ -1,5 +1,6 @@
-// Worker entry: routing and the one error handler. /v1/* and /mcp need an API key (worker/auth.ts),
-// checked before anything else so an unauthenticated caller learns nothing; path parameters are
+// Worker entry: routing and the one error handler. Every request first crosses the perimeter
+// (worker/perimeter.ts: its Host, and on /v1 and /mcp its Origin: DNS rebinding). /v1/* and /mcp
+// need an API key (worker/auth.ts), checked next so an unauthenticated caller learns nothing; path parameters are
 // decoded after it, inside the handler (malformed percent-encoding is a 400, never a bare 500). Every other response
 // carries x-catalog; every error is `{ error: { code, message } }` with the status of its
 // ToolsearchError (a route may render it in its protocol's shape: JSON-RPC on /mcp; a 401 only if
@@ -10,6 +11,7 @@
 import { authenticate } from "./auth.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { labelFromFile, loadCatalog } from "./catalogs.ts";
+import { checkHost, checkOrigin } from "./perimeter.ts";
 import { logConfigReport, settings } from "./settings.ts";
 import { json, type Route, type RouteContext } from "./http.ts";
 import { auditRoutes } from "./routes/audit.ts";
@@ -92,8 +94,12 @@ export default {
     let unauthorized = false;
     const found = match(request.method, url.pathname);
     try {
-      if (isProtected(url.pathname)) principal = await authenticate(request, env.API_KEYS);
       const config = settings(env);
+      checkHost(url, config);
+      if (isProtected(url.pathname)) {
+        checkOrigin(request, url, config);
+        principal = await authenticate(request, env.API_KEYS);
+      }
       const pinned = config.catalogFile;
       // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
       const cat = await loadCatalog(env.ASSETS, pinned).catch((e) => {

@@ -1,7 +1,7 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstreams (OPENAI_API_KEY and ANTHROPIC_API_KEY are
 // secrets), edge execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links'
-// lifetime), and the browser origins the MCP gateway allows. Parsed once per isolate; a bad value is a clear 500-class config error,
+// lifetime), and the perimeter: the deployment's hostnames and the browser origins /v1 and /mcp allow. Parsed once per isolate; a bad value is a clear 500-class config error,
 // except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
 // reported by configReport (the log, GET /healthz).
 
@@ -27,8 +27,10 @@ export interface Settings {
   serversProblem: string | null;
   resultMaxBytes: number;
   maxEdgeRounds: number;
-  /** /mcp: browser origins allowed besides the Worker's own and loopback ones ("*": any) */
+  /** /mcp and /v1: browser origins allowed besides the Worker's own and loopback ones ("*": any) */
   mcpAllowedOrigins: ReadonlySet<string> | "*";
+  /** the deployment's hostnames (lower case), served besides loopback names (worker/perimeter.ts) */
+  allowedHosts: ReadonlySet<string>;
   /** AUDIT_ARGUMENTS=store keeps argument values in audit rows (default: digest and size only) */
   storeArguments: boolean;
   /** how long a connect link (per-user OAuth servers) stays valid, unused */
@@ -61,6 +63,18 @@ function allowedOrigins(raw: string): ReadonlySet<string> | "*" {
     }
     if (!ok) throw new ToolsearchError("internal", `MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
   }
+  return new Set(list);
+}
+
+/** ALLOWED_HOSTS: comma-separated hostnames (no scheme, no port), each checked. */
+function allowedHosts(raw: string): ReadonlySet<string> {
+  const list = raw
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = list.find((h) => !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(h));
+  if (bad !== undefined)
+    throw new ToolsearchError("internal", `ALLOWED_HOSTS: ${JSON.stringify(bad)} is not a hostname (no scheme or port)`);
   return new Set(list);
 }
 
@@ -121,6 +135,7 @@ export function settings(env: Env): Settings {
     maxEdgeRounds: positive(env, "MAX_EDGE_ROUNDS", 8, 1),
     storeArguments: audit === "store",
     mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
+    allowedHosts: allowedHosts(String(env.ALLOWED_HOSTS ?? "")),
     connectLinkTtlMs: positive(env, "CONNECT_LINK_TTL_SECONDS", 600) * 1000,
     secret: (name) => {
       const value: unknown = Reflect.get(env, name);

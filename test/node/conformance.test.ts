@@ -24,7 +24,10 @@ const run = promisify(execFile);
 const NODE = join(ROOT, "node_modules/.bin/node");
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 
-/** A proxy that adds the bearer key to every request and passes the rest through, streams included. */
+/**
+ * A proxy that adds the bearer key to every request and passes the rest through, streams and the
+ * Host header included (as a browser sends it: dns-rebinding-protection sends a foreign one).
+ */
 interface BearerProxy {
   url: string;
   close(): Promise<void>;
@@ -33,7 +36,7 @@ interface BearerProxy {
 async function startBearerProxy(target: string, key: string): Promise<BearerProxy> {
   const to = new URL(target);
   const server: Server = createServer((req, res) => {
-    const headers = { ...req.headers, host: to.host, authorization: `Bearer ${key}` };
+    const headers = { ...req.headers, authorization: `Bearer ${key}` };
     const upstream = httpRequest({ hostname: to.hostname, port: to.port, path: req.url, method: req.method, headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);

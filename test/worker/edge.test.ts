@@ -259,3 +259,13 @@ describe("secrets", () => {
     for (const text of everything) expect(text).not.toContain(EDGE_TOKEN);
   });
 });
+
+describe("bounded reads (M6)", () => {
+  it("a 50 MB result is not read past the read limit (4 MiB here): the call fails saying so, and the session goes on", async () => {
+    const s = await edgeSession();
+    const r = await callTool(s.id, "mcp__fixture__huge", { bytes: 50_000_000 });
+    expect(r.status).toBe(502);
+    expect(r.body.error.message).toMatch(/terminated at 4194304 bytes, the read limit/);
+    expect((await callTool(s.id, "mcp__fixture__counter_get", {})).status).toBe(200);
+  });
+});

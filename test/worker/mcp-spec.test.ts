@@ -14,7 +14,6 @@ describe("MCP gateway: Origin", () => {
     const init = await rpc(initialize(), { origin: "https://evil.example" });
     expect(init.status).toBe(403);
     expect(init.messages[0].error).toMatchObject({
-      code: -32000,
       message: expect.stringMatching(/Origin https:\/\/evil\.example is not allowed/),
     });
     expect(init.headers.get("mcp-session-id")).toBeNull();

@@ -2,12 +2,16 @@
 // A round is always requested as a stream: text reaches the client as it arrives (when the client
 // streams), and tool-call deltas are gathered into one message the agent loop can judge. Upstream
 // 4xx answers pass through in OpenAI's error shape; 5xx and timeouts are retried by the SDK with
-// backoff, then become a 502 naming the cause. An aborted client aborts the upstream call.
+// backoff, then become a 502 naming the cause. An aborted client aborts the upstream call. Secrets
+// stay in: every upstream text is redacted of the key (an upstream may repeat it), a 401 or 403 is
+// the deployment's key refused, a 502 (never the caller's 401), and redirects are not followed
+// with the key (`redirect: "manual"`).
 
 import OpenAI from "openai";
 import type { ChatMessage, OpenAITool, ToolCall, Usage } from "../core/chat.ts";
 import type { ModelTurn } from "../core/agent.ts";
 import { ToolsearchError } from "../core/errors.ts";
+import { boundedResponse } from "../http.ts";
 
 export interface UpstreamConfig {
   baseURL: string;
@@ -30,8 +34,30 @@ export class UpstreamRejection extends ToolsearchError {
   }
 }
 
+/** `text` with every occurrence of the deployment's key replaced (an upstream error may quote it). */
+export function redactKey(text: string, key: string): string {
+  return key.length >= 4 ? text.split(key).join("[redacted]") : text;
+}
+
+/** The upstream refused the deployment's own credentials: its fault, a 502, not the caller's 401. */
+export function refusedKey(status: number, name: string): ToolsearchError {
+  return new ToolsearchError("upstream_error", `the upstream refused this deployment's key (HTTP ${status}): check ${name}`);
+}
+
+/** the most bytes read of one upstream answer (L3): a model stream without end stops there */
+export const UPSTREAM_MAX_BYTES = 16 * 1024 * 1024;
+export const tooLong = () =>
+  new ToolsearchError("upstream_error", `the upstream's answer passed ${UPSTREAM_MAX_BYTES} bytes; reading stopped`);
+
+/** The whole call, retries included, gets as long as all its attempts could take, and no longer (L3). */
+export const deadlineMs = (cfg: UpstreamConfig) => cfg.timeoutMs * (cfg.maxRetries + 1);
+
+/** fetch that never follows a redirect (the key would go along to wherever it points), its answer bounded in bytes */
+const upstreamFetch: typeof fetch = async (input, init) =>
+  boundedResponse(await fetch(input, { ...init, redirect: "manual" }), UPSTREAM_MAX_BYTES, tooLong);
+
 export function upstreamClient(cfg: UpstreamConfig): OpenAI {
-  return new OpenAI({ baseURL: cfg.baseURL, apiKey: cfg.apiKey, timeout: cfg.timeoutMs, maxRetries: cfg.maxRetries });
+  return new OpenAI({ baseURL: cfg.baseURL, apiKey: cfg.apiKey, timeout: cfg.timeoutMs, maxRetries: cfg.maxRetries, fetch: upstreamFetch });
 }
 
 export interface RoundMeta {
@@ -58,9 +84,10 @@ export async function callUpstream(
   let finishReason: string | null = null;
   let usage: Partial<Usage> | null = null;
   const meta: RoundMeta = { id: "", created: Math.floor(Date.now() / 1000), model: String(body.model) };
+  const deadline = AbortSignal.timeout(deadlineMs(cfg));
   try {
     const stream = await client.chat.completions.create(params as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
-      signal: opts.signal,
+      signal: AbortSignal.any([opts.signal, deadline]),
     });
     for await (const chunk of stream) {
       if (chunk.id) meta.id = chunk.id;
@@ -83,6 +110,8 @@ export async function callUpstream(
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   } catch (e) {
+    if (deadline.aborted && !opts.signal.aborted)
+      throw new ToolsearchError("upstream_error", `upstream did not finish within ${deadlineMs(cfg)} ms (the call's overall deadline)`);
     throw upstreamFailure(e, cfg);
   }
   if (!meta.id) throw new ToolsearchError("upstream_error", "upstream answered with no completion chunks");
@@ -99,10 +128,11 @@ function upstreamFailure(e: unknown, cfg: UpstreamConfig): Error {
   if (e instanceof OpenAI.APIConnectionTimeoutError) {
     return new ToolsearchError("upstream_error", `upstream did not answer within ${cfg.timeoutMs} ms (tried ${cfg.maxRetries + 1} times)`);
   }
+  if (e instanceof OpenAI.APIError && (e.status === 401 || e.status === 403)) return refusedKey(e.status, "OPENAI_API_KEY");
   if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 400 && e.status < 500) {
     const err = (e.error ?? {}) as Record<string, unknown>;
     return new UpstreamRejection(e.status, {
-      message: err.message ?? e.message,
+      message: redactKey(String(err.message ?? e.message), cfg.apiKey),
       type: err.type ?? "invalid_request_error",
       param: err.param ?? null,
       code: err.code ?? null,
@@ -111,13 +141,13 @@ function upstreamFailure(e: unknown, cfg: UpstreamConfig): Error {
   if (e instanceof OpenAI.APIError && e.status !== undefined) {
     return new ToolsearchError(
       "upstream_error",
-      `upstream answered ${e.status} (tried ${cfg.maxRetries + 1} times): ${e.message.slice(0, 300)}`,
+      `upstream answered ${e.status} (tried ${cfg.maxRetries + 1} times): ${redactKey(e.message, cfg.apiKey).slice(0, 300)}`,
     );
   }
   if (e instanceof OpenAI.APIConnectionError)
     return new ToolsearchError("upstream_error", `could not reach upstream at ${cfg.baseURL} (tried ${cfg.maxRetries + 1} times)`);
   return new ToolsearchError(
     "upstream_error",
-    `upstream answered something that is not a chat completion stream: ${(e as Error)?.message?.slice(0, 300)}`,
+    `upstream answered something that is not a chat completion stream: ${redactKey(String((e as Error)?.message), cfg.apiKey).slice(0, 300)}`,
   );
 }

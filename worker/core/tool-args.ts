@@ -1,10 +1,15 @@
 // Checks a model's tool-call arguments against the tool's JSON Schema before the call reaches the
 // client. @cfworker/json-schema interprets schemas (no eval / new Function), so it runs inside
-// Workers; one validator per schema is kept, since a catalog's schemas never change.
+// Workers; one validator per schema is kept, since a catalog's schemas never change. Its `pattern`s
+// run in a linear-time engine (core/schema-patterns.ts), never in JavaScript's RegExp; arguments
+// nested deeper than MAX_JSON_DEPTH are refused before the validator recurses into them.
 
 import { Validator, type Schema, type SchemaDraft } from "@cfworker/json-schema";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth.ts";
+import { generation, patternMessage, safeSchema } from "./schema-patterns.ts";
 
-const validators = new WeakMap<object, Validator>();
+let validators = new WeakMap<object, Validator>();
+let built = generation;
 const MAX_ERRORS = 5;
 
 function draftOf(schema: Record<string, unknown>): SchemaDraft {
@@ -28,9 +33,11 @@ export function checkArguments(schema: Record<string, unknown>, raw: string | Re
     }
   }
   if (!args || typeof args !== "object" || Array.isArray(args)) return { ok: false, errors: ["arguments must be a JSON object"] };
+  if (nestsDeeperThan(args)) return { ok: false, errors: [`arguments nest deeper than ${MAX_JSON_DEPTH} levels`] };
+  if (built !== generation) [validators, built] = [new WeakMap(), generation];
   let v = validators.get(schema);
   if (!v) {
-    v = new Validator(schema as Schema, draftOf(schema), false);
+    v = new Validator(safeSchema(schema) as Schema, draftOf(schema), false);
     validators.set(schema, v);
   }
   let result: ReturnType<Validator["validate"]>;
@@ -46,6 +53,6 @@ export function checkArguments(schema: Record<string, unknown>, raw: string | Re
   const errors = result.errors
     .filter((e) => !["properties", "allOf", "$ref", "items"].includes(e.keyword))
     .slice(0, MAX_ERRORS)
-    .map((e) => `${e.instanceLocation === "#" ? "arguments" : e.instanceLocation.replace(/^#/, "arguments")}: ${e.error}`);
-  return { ok: false, errors: errors.length ? errors : result.errors.slice(0, MAX_ERRORS).map((e) => e.error) };
+    .map((e) => `${e.instanceLocation === "#" ? "arguments" : e.instanceLocation.replace(/^#/, "arguments")}: ${patternMessage(e.error)}`);
+  return { ok: false, errors: errors.length ? errors : result.errors.slice(0, MAX_ERRORS).map((e) => patternMessage(e.error)) };
 }

@@ -1,13 +1,12 @@
-// The MCP gateway's protocol checks, before any SDK code runs: the Origin header (a browser page
-// of another site gets 403: DNS rebinding), the JSON-RPC body (size, syntax, batches), the
+// The MCP gateway's protocol checks, before any SDK code runs (Host and Origin were checked before
+// the key: worker/perimeter.ts): the JSON-RPC body (size, syntax, batches), the
 // Mcp-Session-Id that names a gateway session, the MCP-Protocol-Version header, and the JSON-RPC
 // error shape every failure on /mcp is answered in (the Worker's one handler calls
 // rpcErrorResponse for this route).
 
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../core/errors.ts";
-import { json, MAX_BODY_BYTES, type RouteContext } from "../http.ts";
-import { settings } from "../settings.ts";
+import { json, MAX_BODY_BYTES, readBytes, tooDeep, type RouteContext } from "../http.ts";
 import { SessionClient, type FrozenState } from "../session/client.ts";
 import type { McpSession } from "./server.ts";
 
@@ -29,37 +28,23 @@ export function rpcErrorResponse(err: ToolsearchError): Response {
 /** Protocol versions that allow JSON-RPC batches (2025-06-18 removed them). */
 export const BATCH_VERSIONS = new Set(["2025-03-26"]);
 
+/** The JSON-RPC body: at most MAX_BODY_BYTES bytes (counted while reading: http.ts), valid, not nested too deep. */
 export async function readMessages(request: Request): Promise<{ body: unknown; messages: unknown[] }> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new RpcError(-32600, `body is ${declared} bytes; the limit is ${MAX_BODY_BYTES}`, 413);
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new RpcError(-32600, `body is over ${MAX_BODY_BYTES} bytes`, 413);
+  const bytes = await readBytes(request, MAX_BODY_BYTES);
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = JSON.parse(new TextDecoder().decode(bytes));
   } catch (e) {
     throw new RpcError(-32700, `Parse error: ${(e as Error).message}`);
   }
+  const deep = tooDeep(body);
+  if (deep) throw new RpcError(-32600, `Invalid Request: ${deep}`);
   const messages = Array.isArray(body) ? body : [body];
   if (!messages.length) throw new RpcError(-32600, "Invalid Request: an empty batch");
   for (const m of messages) {
     if (!JSONRPCMessageSchema.safeParse(m).success) throw new RpcError(-32600, "Invalid Request: not a JSON-RPC 2.0 message");
   }
   return { body, messages };
-}
-
-const LOOPBACK = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
-
-/**
- * A present Origin must be allowed: the Worker's own, a loopback one (a local page cannot be a
- * rebinding attack on a remote host), or one MCP_ALLOWED_ORIGINS names. No Origin: not a browser.
- */
-export function checkOrigin(c: RouteContext): void {
-  const origin = c.request.headers.get("origin");
-  if (origin === null || origin === c.url.origin || LOOPBACK.test(origin)) return;
-  const allowed = settings(c.env).mcpAllowedOrigins;
-  if (allowed === "*" || allowed.has(origin)) return;
-  throw new RpcError(-32000, `Forbidden: Origin ${origin.slice(0, 100)} is not allowed (MCP_ALLOWED_ORIGINS)`, 403);
 }
 
 /**

@@ -6,12 +6,23 @@
 // back as the upstream sent them, before its text and tool_use (thinking.ts); tools with input_schema. The
 // request's thinking, top_k, metadata and betas are kept; defer_loading, tool_reference and the
 // placeholder never reach it (the Worker answered them). Always streamed, so text reaches a
-// streaming client as it arrives; 4xx answers pass through, 5xx and timeouts are retried, then a 502.
+// streaming client as it arrives; 4xx answers pass through (401 and 403, the deployment's key
+// refused, are a 502), 5xx and timeouts are retried, then a 502; texts are redacted of the key,
+// and a redirect is not followed with it.
 
 import type { ModelTurn } from "../core/agent.ts";
 import { textOf, type ChatMessage, type JsonValue, type OpenAITool, type ToolCall, type Usage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { UpstreamRejection, type RoundMeta, type UpstreamConfig } from "../chat/model-client.ts";
+import {
+  redactKey,
+  refusedKey,
+  tooLong,
+  UPSTREAM_MAX_BYTES,
+  UpstreamRejection,
+  type RoundMeta,
+  type UpstreamConfig,
+} from "../chat/model-client.ts";
+import { boundedResponse } from "../http.ts";
 import { chatUsage, readMessagesStream, type ThinkingEvent } from "./anthropic-stream.ts";
 import { thinkingOf } from "./thinking.ts";
 
@@ -135,6 +146,7 @@ async function post(
         headers,
         body: JSON.stringify(body),
         signal: AbortSignal.any([signal, timeout]),
+        redirect: "manual",
       });
     } catch (e) {
       if (signal.aborted) throw new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
@@ -148,7 +160,15 @@ async function post(
     }
     if (res.status >= 500 && attempt < cfg.maxRetries) continue;
     if (res.ok) return res;
-    const text = await res.text();
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw new ToolsearchError("upstream_error", `upstream answered a redirect (HTTP ${res.status}); the key is not sent after it`);
+    }
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel();
+      throw refusedKey(res.status, "ANTHROPIC_API_KEY");
+    }
+    const text = redactKey(await res.text(), cfg.apiKey);
     let err: { error?: { type?: string; message?: string } } = {};
     try {
       err = JSON.parse(text) as typeof err;
@@ -169,7 +189,9 @@ export async function callAnthropic(
   opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void; onThinking?: (e: ThinkingEvent) => void },
 ): Promise<ModelTurn & { meta: RoundMeta }> {
   const res = await post(cfg, req, "/v1/messages", { ...messagesBody(req, round), stream: true }, opts.signal);
-  const read = await readMessagesStream(res, String(req.fields.model), opts.onText, opts.onThinking);
+  // read to UPSTREAM_MAX_BYTES at most; the attempt's timeout signal also bounds how long (L3)
+  const bounded = boundedResponse(res, UPSTREAM_MAX_BYTES, tooLong);
+  const read = await readMessagesStream(bounded, String(req.fields.model), opts.onText, opts.onThinking);
   const usage: Partial<Usage> = chatUsage(read.usage);
   return { ...read.turn, usage, meta: read.meta };
 }

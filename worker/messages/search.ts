@@ -1,6 +1,6 @@
 // Anthropic's tool search server tools, answered by the Worker whatever the model. The regex form
 // reaches the upstream as a function of the same name (request.ts) whose calls are answered here in
-// a hidden round: the pattern (pattern.ts: Python-style, at most 200 characters, linear time) is
+// a hidden round: the pattern (core/pattern.ts: Python-style, at most 200 characters, linear time) is
 // matched over each tool's name and description, and up to 5 matching tools are loaded, appended
 // like any search. A bad pattern is `invalid_pattern`. The bm25 form is the Worker's own toolSearch
 // (its ranking is BM25). Either way the client gets what a search found of its own tools as
@@ -10,7 +10,7 @@ import type { ToolCall } from "../core/chat.ts";
 import type { SearchCatalog } from "../core/search.ts";
 import type { Activate } from "../core/tool-search.ts";
 import type { ChatTurn } from "../chat/turn.ts";
-import { compilePattern, PatternError } from "./pattern.ts";
+import { compilePattern, PatternError } from "../core/pattern.ts";
 import type { SearchReport } from "./respond.ts";
 import type { ToolPlan } from "./tools.ts";
 

@@ -12,7 +12,7 @@ import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIO
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { json, route, type RouteContext } from "../http.ts";
 import { serveModern } from "../mcp/modern.ts";
-import { BATCH_VERSIONS, checkOrigin, checkProtocol, mcpSession, readMessages, RpcError, rpcErrorResponse } from "../mcp/protocol.ts";
+import { BATCH_VERSIONS, checkProtocol, mcpSession, readMessages, RpcError, rpcErrorResponse } from "../mcp/protocol.ts";
 import { MCP_KEEPALIVE_MS, mcpCancels } from "../mcp/cancel.ts";
 import { clientName, mcpServer, mcpSessionRequest, type McpSession } from "../mcp/server.ts";
 import { MODERN_VERSION } from "../mcp/stable.ts";
@@ -99,14 +99,10 @@ async function get(c: RouteContext): Promise<Response> {
   );
 }
 
+// Host and Origin were checked before the key (worker/perimeter.ts): a page of another site learns nothing
 const onError = rpcErrorResponse;
-/** Every method checks Origin first: a page of another site learns nothing, not even a 404. */
-const guarded = (handler: (c: RouteContext) => Promise<Response>) => async (c: RouteContext) => {
-  checkOrigin(c);
-  return handler(c);
-};
 export const mcpRoutes = [
-  route("POST", "/mcp", guarded(post), onError),
-  route("DELETE", "/mcp", guarded(remove), onError),
-  route("GET", "/mcp", guarded(get), onError),
+  route("POST", "/mcp", post, onError),
+  route("DELETE", "/mcp", remove, onError),
+  route("GET", "/mcp", get, onError),
 ];

@@ -17,7 +17,8 @@ const SECURITY_HEADERS = {
 };
 
 async function serve(c: RouteContext, name: string): Promise<Response> {
-  const file = FILES[name];
+  // own keys only: `constructor` must not be a prototype lookup
+  const file = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
   if (!file) throw new ToolsearchError("not_found", `no page file ${name.slice(0, 80)}`);
   // html_handling = "none" (wrangler.toml): the asset path is taken literally
   const res = await c.env.ASSETS.fetch(new Request(`https://assets.invalid/page/${file}`, { headers: c.request.headers }));

@@ -1,7 +1,7 @@
 // The one execution path: a catalog tool run on its MCP server for a session. Every surface (the
 // REST call route, the chat endpoint's edge rounds, the MCP gateway) reaches it through
 // SessionDO.callTool, which passes a narrow port (the session's activate and audit, its server
-// sessions). In order: the session's access check (a denial is audited), load-if-not-loaded (an
+// sessions). In order: the session's tool gate (core/gate.ts; a denial is audited), load-if-not-loaded (an
 // activation, audited), the argument check against the tool's schema (nothing is sent when it
 // fails), the call in the kept-alive server session (check-and-set: the call's await lets other
 // requests in), the server's timeout (the server is sent notifications/cancelled), the result
@@ -11,6 +11,7 @@
 // client (client.ts) turns it into the surface's ToolsearchError.
 
 import { notAvailable, sessionAccess } from "../core/access.ts";
+import type { Gate } from "../core/gate.ts";
 import type { AuditInput, AuditOutcome } from "../core/audit.ts";
 import { argsDigest, capResult, type CallToolResult } from "../core/call-result.ts";
 import { ToolsearchError, type ErrorCode } from "../core/errors.ts";
@@ -26,6 +27,9 @@ import { callRemote, closeRemote, UpstreamFailure, type Progress } from "./mcp-c
 import type { ServerSessions } from "./server-sessions.ts";
 import type { Accounts } from "./token-cache.ts";
 import type { SessionInit } from "./state.ts";
+
+/** the least a call's answer may be read to, whatever the result cap: the cap cuts results read whole up to here */
+const READ_MIN_BYTES = 4 * 1024 * 1024;
 
 /**
  * Who is calling: the surface and the client program it names (MCP clientInfo), for the audit
@@ -61,6 +65,8 @@ export interface CallEnd {
 export interface ExecutionPort {
   init: SessionInit;
   activations: readonly string[];
+  /** the session's one tool gate (core/gate.ts): why the tool may not run, or undefined */
+  gate: Gate;
   /** null: the session was deleted meanwhile */
   activate(names: string[], query: string, audit: ActivationAudit): Promise<ActivationResult | null>;
   /** write audit rows in a transaction of their own, or inside `transaction` */
@@ -123,7 +129,7 @@ async function runCall(
     arguments: init.storeArguments ? digest.canonical : null,
   };
   const audit = (e: Omit<AuditInput, "tool">) => port.transaction(() => port.writeAudit([{ ...base, ...e }]));
-  const reason = view.denied.get(name);
+  const reason = port.gate(name);
   if (reason) {
     audit({ type: "denial", outcome: "denied", detail: reason });
     return { ok: false, code: "forbidden", message: notAvailable(name), outcome: "denied" };
@@ -175,7 +181,12 @@ async function runCall(
   }));
   const startedAt = Date.now();
   try {
-    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress: context.onProgress };
+    // progress messages leave through /mcp's notifications/progress: redacted like the result (M4)
+    const progress = context.onProgress;
+    const onProgress = progress && ((p: Progress) => progress(p.message === undefined ? p : { ...p, message: redact(p.message, secrets) }));
+    // what is read of an answer is bounded too (M6): the cap below applies to what was read
+    const maxBytes = Math.max(4 * cfg.resultMaxBytes, READ_MIN_BYTES);
+    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress, maxBytes };
     const pending = callAsUser(tool.server, server, resolved, port.accounts, origin, (c) => {
       secrets = c.secrets;
       resolved = c;

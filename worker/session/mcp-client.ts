@@ -9,7 +9,8 @@
 // No standalone GET stream is opened (the custom fetch answers GET 405, which the SDK accepts):
 // nothing server-initiated is needed, and an open stream would pin the object in memory. With
 // `onProgress`, the call carries a progressToken and the server's progress goes to it. A 401 is
-// the failure `unauthorized` (a per-user token refused: session/credentials.ts refreshes it).
+// the failure `unauthorized` (a per-user token refused: session/credentials.ts refreshes it). No
+// request carrying the server's headers follows a redirect (`redirect: "manual"`): they hold secrets.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -19,6 +20,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { CallToolResult } from "../core/call-result.ts";
 import type { ServerConfig } from "../core/servers.ts";
+import { boundedResponse } from "../http.ts";
 import { callModern, MODERN_PROTOCOL } from "./mcp-client-2026.ts";
 
 /**
@@ -71,14 +73,23 @@ const refused = new WeakSet<Record<string, string>>();
  * got no response into NoResponse, and keeps the notifications it sends (`sent`) so a
  * cancellation can be awaited before the client closes (closing aborts whatever is in flight).
  */
-function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[]): typeof fetch {
+function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[], maxBytes = Infinity): typeof fetch {
   return ((url: URL | RequestInfo, init?: RequestInit) => {
     // the standalone server-to-client stream (the only GET this transport makes): declined
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
     const h = new Headers(init?.headers);
     for (const [k, v] of Object.entries(headers)) h.set(k, v);
-    const res = fetch(url, { ...init, headers: h }).then(
-      (r) => (r.status === 401 && refused.add(headers), r),
+    // a redirect is not followed: the server's secret headers would go along to wherever it points
+    const res = fetch(url, { ...init, headers: h, redirect: "manual" }).then(
+      // the answer is read to maxBytes at most; the error says "terminated", so once() fails the call
+      (r) => (
+        r.status === 401 && refused.add(headers),
+        boundedResponse(
+          r,
+          maxBytes,
+          () => new UpstreamFailure("transport_error", `the server's answer was terminated at ${maxBytes} bytes, the read limit`),
+        )
+      ),
       (e: unknown) => {
         throw new NoResponse(
           "transport_error",
@@ -96,6 +107,7 @@ export async function connect(
   headers: Record<string, string>,
   stored: UpstreamSession | null,
   sent: Promise<unknown>[],
+  maxBytes?: number,
 ): Promise<{ client: Client; transport: Transport & { sessionId?: string; protocolVersion?: string } }> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   // Each call is a new client on a shared server session, and the SDK numbers requests from 0:
@@ -104,7 +116,7 @@ export async function connect(
   Reflect.set(client, "_requestMessageId", 1 + Math.floor(Math.random() * 2 ** 30));
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     sessionId: stored?.sessionId,
-    fetch: transportFetch(headers, sent),
+    fetch: transportFetch(headers, sent, maxBytes),
     reconnectionOptions: { maxReconnectionDelay: 1000, initialReconnectionDelay: 100, reconnectionDelayGrowFactor: 1, maxRetries: 0 },
   });
   if (stored) transport.setProtocolVersion(stored.protocolVersion);
@@ -116,7 +128,9 @@ export async function connect(
     if (stored || refused.has(headers) || !(e instanceof StreamableHTTPError) || !e.code || e.code < 400 || e.code >= 500) throw e;
     const sse = new SSEClientTransport(new URL(server.url), {
       requestInit: { headers },
-      eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers } }) },
+      eventSourceInit: {
+        fetch: (u, i) => fetch(u, { ...i, headers: { ...Object.fromEntries(new Headers(i?.headers)), ...headers }, redirect: "manual" }),
+      },
     });
     const fallback = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     await fallback.connect(sse, { timeout: server.timeoutMs });
@@ -153,16 +167,18 @@ export interface ToolCallRequest {
   /** aborts the call (cancelled by its caller, session deleted); the server is sent notifications/cancelled */
   signal?: AbortSignal;
   onProgress?: (p: Progress) => void;
+  /** the most bytes read of one response: past it reading stops and the call fails (M6) */
+  maxBytes?: number;
 }
 
 async function once(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,
-  { tool, args, signal, onProgress }: ToolCallRequest,
+  { tool, args, signal, onProgress, maxBytes }: ToolCallRequest,
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const sent: Promise<unknown>[] = [];
-  const { client, transport } = await connect(server, headers, stored, sent);
+  const { client, transport } = await connect(server, headers, stored, sent, maxBytes);
   // a broken response stream is reported through onerror while the request waits: fail the call
   // (a request that got no response at all rejects the call itself, with its own wording)
   const broken = new Promise<never>((_, reject) => {
@@ -217,9 +233,10 @@ async function callOnce(
   // a server not called yet is asked server/discover first; one that speaks MCP 2026-07-28 keeps no
   // session, so its calls are single requests: nothing to resume, recover or DELETE
   if (!stored || stored.discover) {
-    let modern = await callModern(server, transportFetch(headers, []), stored?.discover ?? null, request);
+    let modern = await callModern(server, transportFetch(headers, [], request.maxBytes), stored?.discover ?? null, request);
     // the server refused a call as 2026-07-28 (an older server came back at its URL): ask it again, once
-    if (modern.kind === "failed" && modern.refused && stored) modern = await callModern(server, transportFetch(headers, []), null, request);
+    if (modern.kind === "failed" && modern.refused && stored)
+      modern = await callModern(server, transportFetch(headers, [], request.maxBytes), null, request);
     if (modern.kind === "failed") throw new UpstreamFailure(modern.failure, modern.message);
     if (modern.kind === "result") {
       const session = { sessionId: "", protocolVersion: MODERN_PROTOCOL, discover: modern.discover };
@@ -256,6 +273,7 @@ export async function closeRemote(server: ServerConfig, headers: Record<string, 
     method: "DELETE",
     headers: { ...headers, "mcp-session-id": session.sessionId, "mcp-protocol-version": session.protocolVersion },
     signal: AbortSignal.timeout(server.timeoutMs),
+    redirect: "manual", // the secret headers must not follow a redirect to another origin
   });
   await res.body?.cancel();
   return res.status;

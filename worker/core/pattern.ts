@@ -1,4 +1,5 @@
-// Python-style regular expressions for Anthropic's tool_search_tool_regex, run safely, pure. A
+// Python-style regular expressions for Anthropic's tool_search_tool_regex and for the `pattern` of
+// a tool's JSON Schema (core/schema-patterns.ts), run safely, pure. A
 // pattern (at most 200 characters) is parsed here and compiled to a Thompson NFA that is simulated
 // over the text, every state at once: the time is linear in the text for a given pattern, so no
 // pattern can backtrack catastrophically (JavaScript's RegExp could: (a+)+$). The subset, as in
