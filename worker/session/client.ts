@@ -13,6 +13,7 @@ import type { CallToolResult } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import type { Splice } from "../core/splice.ts";
+import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { RouteContext } from "../http.ts";
 import type { CallContext, CallOutcome } from "./execution.ts";
@@ -127,6 +128,13 @@ export class SessionClient {
   async run(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
     const withOrigin = { ...(this.origin ? { origin: this.origin } : {}), ...context };
     const outcome = await (await this.stub()).callTool(name, args, withOrigin, this.rules);
+    if (!outcome) throw this.gone();
+    return outcome;
+  }
+
+  /** The MCP gateway's upstream resources and prompts; a refusal is an outcome the surface words. */
+  async resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome> {
+    const outcome = await (await this.stub()).resources(op, { ...(this.origin ? { origin: this.origin } : {}), ...context });
     if (!outcome) throw this.gone();
     return outcome;
   }

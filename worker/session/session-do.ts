@@ -17,6 +17,7 @@ import { argsDigest } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
 import type { Splice } from "../core/splice.ts";
+import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { toolGate, type Gate, type LiveRules } from "../core/gate.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
@@ -25,6 +26,7 @@ import { listSessionAudit, Outbox, outboxSize, workerCalls } from "./audit-store
 import { SessionAlarm } from "./alarm.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
 import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
+import { ResourceLinks, serveResources } from "./resource-gate.ts";
 import { ResponseStore, type ResponseThread, type StoredResponse } from "./response-store.ts";
 import { hasSchema, migrate } from "./schema.ts";
 import { ServerSessions } from "./server-sessions.ts";
@@ -42,6 +44,7 @@ export class SessionDO extends DurableObject<Env> {
   private readonly store = new SessionStore(this.sql, () => this.hasSchema, this.ctx.id.name?.split("/")[0] ?? "");
   private readonly servers = new ServerSessions(this.sql);
   private readonly responses = new ResponseStore(this.sql);
+  private readonly links = new ResourceLinks(this.sql);
   private readonly wake = new SessionAlarm(this.ctx.storage);
   private readonly calls = new CallsInFlight(() => this.sql);
   private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
@@ -212,7 +215,32 @@ export class SessionDO extends DurableObject<Env> {
       args,
       context,
     );
+    // the resource URIs a result hands the client are readable through the gateway (resource-gate.ts)
+    const server = catalog.byName.get(name)?.server;
+    if (outcome?.ok && server && init.mcp) this.links.noteResult(server, outcome.result);
     void this.schedule(); // the alarm delivers the rows, batched
+    return outcome;
+  }
+
+  /** The gateway's upstream resources and prompts (resource-gate.ts). Null: no session. */
+  async resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome | null> {
+    const init = this.store.init();
+    if (!init) return null;
+    this.store.touch();
+    const outcome = await serveResources(
+      {
+        init,
+        writeAudit: (events) => void this.store.writeAudit(init, events),
+        transaction: (fn) => this.ctx.storage.transactionSync(fn),
+        servers: this.servers,
+        accounts: this.tokens,
+        links: this.links,
+      },
+      settings(this.env),
+      op,
+      context,
+    );
+    void this.schedule();
     return outcome;
   }
 
