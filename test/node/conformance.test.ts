@@ -6,7 +6,9 @@
 //   error, with-progress, sampling, elicitation), json-schema-2020-12 and elicitation-sep1034-
 //   defaults / -sep1330-enums call the suite's own test tools (test_simple_text, ...), which no
 //   catalog has (progress pass-through is tested with server-everything in mcp-spec.test.ts);
-// - resources-*, prompts-* and completion-complete: the gateway offers no resources or prompts;
+// - resources-*, prompts-* and completion-complete: they read the suite's own test resources and
+//   prompts (test://...), which no catalog server has (upstream resources and prompts through the
+//   gateway are tested with server-everything in test/worker/mcp-resources.test.ts);
 // - logging-set-level: it declares no logging capability.
 import { execFile } from "node:child_process";
 import { createServer, request as httpRequest, type Server } from "node:http";

@@ -1,19 +1,20 @@
 // Every `sh` block in README.md and docs/*.md runs as written, against a started Worker: wrangler dev
 // (test/fixtures/wrangler-dev.ts) on a free port with the demo catalog and the development key of
 // .dev.vars.example, its upstream model the scripted one (test/fixtures/scripted-llm.ts, standing in
-// for a model account) and SERVERS naming server-everything (the demo catalog's `everything`) on a
+// for a model account), the key the blocks read with `node cli/dev-vars.ts key` from a .dev.vars of
+// its own (TOOLSEARCH_DEV_VARS), and SERVERS naming server-everything (the demo catalog's `everything`) on a
 // free port, as the edge walkthrough's first block starts it. The one substitution: the documented
 // address `localhost:8787` or `127.0.0.1:8787` gets the started Worker's port. A block runs in bash
 // from the repo root with `-e -o pipefail` (a failing step fails the block, as a user would see it
 // stop), and a failure names its file and line. A block holding the comment line
 // `# not run by the docs test: <why>` is skipped, and listed with its reason.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything } from "../fixtures/edge-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
-import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
+import { DEV_API_KEYS, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 
 const MARKER = /^# not run by the docs test: (.+)$/m;
@@ -74,10 +75,14 @@ function brokenLinks(file: string): string[] {
   return broken;
 }
 
-function run(text: string, port: number): Promise<{ code: number | null; out: string }> {
+function run(text: string, port: number, devVars: string): Promise<{ code: number | null; out: string }> {
   const script = text.replace(/\b(localhost|127\.0\.0\.1):8787\b/g, `$1:${port}`);
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], {
+      cwd: ROOT,
+      env: { ...process.env, TOOLSEARCH_DEV_VARS: devVars },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -92,8 +97,11 @@ function run(text: string, port: number): Promise<{ code: number | null; out: st
 let llm: ScriptedLLM;
 let everything: { url: string; stop(): Promise<void> };
 let dev: DevServer;
+let devVars: string;
 
 beforeAll(async () => {
+  devVars = join(await tempDir("toolsearch-docs-vars-"), ".dev.vars");
+  writeFileSync(devVars, `API_KEYS='${DEV_API_KEYS}'\n`);
   [llm, everything] = await Promise.all([startScriptedLLM(), startEverything()]);
   dev = await startWranglerDev({
     persistTo: await tempDir("toolsearch-docs-"),
@@ -126,7 +134,7 @@ describe("the docs' shell blocks", () => {
     }
     it(`${b.where} runs as written`, async () => {
       const port = Number(new URL(dev.url).port);
-      const { code, out } = await run(b.text, port);
+      const { code, out } = await run(b.text, port, devVars);
       expect(code, `${b.where} failed (exit ${code}):\n${out.slice(-3000)}`).toBe(0);
     }, 250_000);
   }

@@ -79,13 +79,22 @@ describe("access rules", () => {
     ]);
   });
 
-  it("a session keeps the view it started with when the rules change", async () => {
+  it("a rule change reaches a live session: a revoked tool stops running (M3); new sessions never list it", async () => {
     const s = await edgeSession(RULES);
     const stricter = { ...RULES, disabled: ["server:fixture"] };
+    expect((await callTool(s.id, "mcp__fixture__counter_get", {})).status).toBe(200);
     const later = await callWith(edgeVars(stricter), "POST", `/v1/sessions/${s.id}/tools/mcp__fixture__counter_get/call`, {
       arguments: {},
     });
-    expect(later.status).toBe(200);
+    expect(later.status).toBe(403);
+    // the loaded tool leaves what the session holds while the rule stands
+    const read = (vars: Record<string, unknown>) => callWith(vars, "GET", `/v1/sessions/${s.id}`);
+    expect((await read(edgeVars(stricter))).body.activations).toEqual([]);
+    expect((await read(EDGE)).body.activations).toEqual(["mcp__fixture__counter_get"]);
+    const events = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}/audit?type=denial`)).body.events;
+    expect(events.map((e: Json) => [e.tool, e.detail])).toEqual([
+      ["mcp__fixture__counter_get", "disabled globally (POLICY.access.disabled: server:fixture)"],
+    ]);
     const fresh = await edgeSession(stricter);
     expect(deferred(fresh).filter((n) => n.startsWith("mcp__fixture__"))).toEqual([]);
     expect((await callTool(fresh.id, "mcp__fixture__counter_get", {})).status).toBe(403);

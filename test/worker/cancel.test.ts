@@ -8,7 +8,7 @@ import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { callTool, d1Rows, EDGE, edgeSession, fixture, request, sessionObject, upstreamOf, type Json } from "./helpers.ts";
+import { callTool, d1Rows, EDGE, edgeSession, fixture, OPEN_RULES, request, sessionObject, upstreamOf, type Json } from "./helpers.ts";
 
 const upstreamModel = inject("upstreamUrl");
 
@@ -120,7 +120,7 @@ describe("cancel(key) on the session object", () => {
     const { id, upstream } = await warmSession();
     const stub = sessionObject(id);
     expect(await stub.cancel("rest:early", "the client went away")).toBe(0);
-    const outcome = await stub.callTool("mcp__fixture__slow", { ms: 2500 }, { via: "rest", key: "rest:early" });
+    const outcome = await stub.callTool("mcp__fixture__slow", { ms: 2500 }, { via: "rest", key: "rest:early" }, OPEN_RULES);
     expect(outcome).toMatchObject({ ok: false, outcome: "cancelled" });
     expect(((await fixture("stats")).calls as Json[]).filter((c) => c.session === upstream && c.tool === "slow")).toEqual([]);
     await runDurableObjectAlarm(stub);
@@ -131,7 +131,7 @@ describe("cancel(key) on the session object", () => {
   it("a key names only its own calls: another call of the session runs on", async () => {
     const { id } = await warmSession();
     const stub = sessionObject(id);
-    const other = stub.callTool("mcp__fixture__slow", { ms: 300 }, { via: "rest", key: "rest:other" });
+    const other = stub.callTool("mcp__fixture__slow", { ms: 300 }, { via: "rest", key: "rest:other" }, OPEN_RULES);
     expect(await stub.cancel("rest:unrelated", "the client went away")).toBe(0);
     expect(await other).toMatchObject({ ok: true, outcome: "ok" });
   });

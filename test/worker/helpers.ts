@@ -7,6 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import type { z } from "zod";
 import worker from "../../worker/index.ts";
 import * as answers from "../../worker/wire/answers.ts";
+import type { LiveRules } from "../../worker/core/gate.ts";
 
 export const BASE = "https://toolsearch.test";
 
@@ -149,3 +150,6 @@ export async function upstreamOf(id: string, server = "fixture"): Promise<string
 export async function fixtureCalls(session: string | null): Promise<Json[]> {
   return ((await fixture("stats")).calls as Json[]).filter((c) => c.session === session);
 }
+
+/** The deployment's rules as a test calls the session object directly with them: every tool open. */
+export const OPEN_RULES: LiveRules = { access: { disabled: [], source: "default" }, whitelists: {} };

@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import worker from "../../worker/index.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_A, BASE, callWith, EDGE, sessionObject, type Json } from "./helpers.ts";
+import { AUTH_A, BASE, callWith, EDGE, OPEN_RULES, sessionObject, type Json } from "./helpers.ts";
 
 /** The Worker's fetch with vars over the test deployment's (the edge catalog by default). */
 export const gateway =
@@ -65,5 +65,8 @@ export const initialize = (protocolVersion = "2025-11-25", id = 1) => ({
 });
 
 export async function stored(id: string) {
-  return runInDurableObject(sessionObject(id), (o: SessionDO) => ({ state: o.get(), events: o.history()?.searches ?? [] }));
+  return runInDurableObject(sessionObject(id), async (o: SessionDO) => ({
+    state: await o.get(OPEN_RULES),
+    events: o.history()?.searches ?? [],
+  }));
 }

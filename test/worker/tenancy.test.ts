@@ -4,7 +4,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_B, call, newSession, search, sessionObject } from "./helpers.ts";
+import { AUTH_B, call, newSession, OPEN_RULES, search, sessionObject } from "./helpers.ts";
 
 const chat = { model: "gpt-4o", messages: [{ role: "user", content: "hi" }] };
 const ROUTES: Array<[string, string, unknown?]> = [
@@ -126,11 +126,11 @@ describe("faults", () => {
         stub.create(init("first")),
         stub.remove(),
         stub.create(init("second")),
-        stub.activate(["mcp__shop__get_order"], "q"),
+        stub.activate(["mcp__shop__get_order"], "q", {}, OPEN_RULES),
       ]);
       const created = results.filter((r, i) => (i === 0 || i === 2) && r !== null);
       expect(created.length).toBeGreaterThanOrEqual(1);
-      const state = await stub.get();
+      const state = await stub.get(OPEN_RULES);
       const rows = await runInDurableObject(stub, (_o: SessionDO, st) =>
         ["session", "activations", "events"].map((t) => st.storage.sql.exec(`SELECT COUNT(*) AS n FROM ${t}`).one().n),
       );

@@ -2,7 +2,8 @@
 // the x-toolsearch-session header (the session must exist); the body's `prompt_cache_key`, which
 // names a session (created on first use); otherwise a conversation key derived from the request
 // itself (model, profile, activation mode, the hash of the client's tools, the first
-// system/developer and the first user message), so each step of a conversation reaches the same
+// system/developer and the first user message), and the app's end user (`user`,
+// `safety_identifier`; the Messages API's metadata.user_id is in its own key), so each step of a conversation reaches the same
 // Durable Object by name, with no lookup and no header: any OpenAI client works with its base URL
 // alone. Two conversations that begin with the same bytes share a session, which is harmless:
 // splices apply only where the history matches byte for byte, and activations only add tools.
@@ -32,6 +33,9 @@ export type TurnBody = Pick<ChatBody, "model" | "prompt_cache_key"> & {
   messages: readonly ChatMessage[];
   /** a conversation key the surface derived itself (the Messages API's); never sent upstream */
   sessionKey?: string;
+  /** the app's end user (chat, Responses): part of the derived session key */
+  user?: unknown;
+  safety_identifier?: unknown;
 };
 
 export interface ChatSession {
@@ -82,13 +86,17 @@ async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chai
   const listing = headers["x-toolsearch-listing"];
   const execution = headers["x-toolsearch-execution"] ?? "client";
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
+  // the app's end user (OpenAI's `user`/`safety_identifier`): two users of one app never share a
+  // session, so neither its activations nor its kept-alive upstream MCP sessions (M9)
+  const endUser = [body.user, body.safety_identifier].find((u) => typeof u === "string" && u);
   const id = await keyedSessionId(
     c,
-    body.sessionKey !== undefined
-      ? `surface\u0000${body.sessionKey}`
-      : key !== undefined
-        ? `prompt_cache_key\u0000${key}`
-        : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`,
+    (endUser ? `end-user\u0000${endUser as string}\u0000` : "") +
+      (body.sessionKey !== undefined
+        ? `surface\u0000${body.sessionKey}`
+        : key !== undefined
+          ? `prompt_cache_key\u0000${key}`
+          : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`),
   );
   const session = SessionClient.of(c, id);
   const begun = await session.beginChat(chain);
@@ -149,10 +157,15 @@ export function activateIn(session: SessionClient, plan: ClientPlan): Activate {
   };
 }
 
-/** The session's access view over the union with the client's tools: access rules govern catalog tools only. */
+/**
+ * The session's access view over the union with the client's tools: access rules govern catalog
+ * tools only, so a client tool is visible unless it takes a denied catalog tool's name (the
+ * session's gate refuses loading that name whoever declares it).
+ */
 export function clientAccess(view: AccessView, set: ClientToolSet): AccessView {
   if (!view.candidates || !set.tools.length) return view;
-  return { candidates: new Set([...view.candidates, ...set.tools.map((t) => t.function.name)]), denied: view.denied };
+  const own = set.tools.map((t) => t.function.name).filter((n) => !view.denied.has(n));
+  return { candidates: new Set([...view.candidates, ...own]), denied: view.denied };
 }
 
 /** A header asking for another execution mode than the session was created with is a conflict. */

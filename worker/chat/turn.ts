@@ -18,7 +18,8 @@ import type { SearchCatalog } from "../core/search.ts";
 import type { SessionState } from "../session/state.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
 import type { Activate } from "../core/tool-search.ts";
-import { sessionAccess } from "../core/access.ts";
+import { notAvailable, sessionAccess } from "../core/access.ts";
+import { ToolsearchError } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { requireServers, settings } from "../settings.ts";
 import type { RouteContext } from "../http.ts";
@@ -111,9 +112,12 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
     [forcedNames(tool_choice), "tool_choice"],
     [extras.load ?? [], "reference"],
   ] as const) {
-    const due = names.filter((n) => catalog.byName.has(n) && !isLoaded(view, n));
+    // a denied name goes to the session's gate even in full mode, which refuses and audits it
+    const due = names.filter((n) => catalog.byName.has(n) && (!isLoaded(view, n) || access?.denied.has(n)));
     if (!due.length) continue;
     const r = await activate(due, `${query}:${due.join(",")}`, { load: true });
+    // the session's tool gate refused one (audited there): the request cannot be made with it
+    if (r.denied?.length) throw new ToolsearchError("forbidden", notAvailable(r.denied[0]!));
     view = { ...view, activations: r.activations };
   }
   const spliced = applySplices(clientMessages, chain, splices);

@@ -3,9 +3,9 @@
 // `allow` (when given, only matching tools), `deny`, and rules on MCP annotations
 // (`denyAnnotations`, `requireAnnotations`). Patterns are globs (`*`, `?`) over exposed names, or
 // `server:<glob>` over server names. A session freezes its tenant's rules at creation (AccessRules
-// in SessionInit), so its view, like the rest of its prompt, never changes. Every surface asks
-// `sessionAccess` of the session (its rules; an MCP session also its servers): the deferred
-// section, toolSearch, select: and calls.
+// in SessionInit), so its deferred section never changes. Every surface asks `sessionAccess` of the
+// session (its rules; an MCP session also its servers) for what to show and search; what loads
+// and runs is decided by the session object's one gate (gate.ts), which adds the rules deployed now.
 
 import type { CatalogTool } from "./catalog.ts";
 import { canonicalJson } from "./canonical.ts";

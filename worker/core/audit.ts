@@ -5,7 +5,8 @@
 
 import { ToolsearchError } from "./errors.ts";
 
-export type AuditType = "search" | "activation" | "call" | "denial";
+// `resource` and `prompt`: an upstream resource read or prompt fetched through the MCP gateway (tool: the URI or the prefixed name)
+export type AuditType = "search" | "activation" | "call" | "denial" | "resource" | "prompt";
 // `started`: a call's row written before it is sent (write-ahead), completed with its outcome when
 // it ends; `unknown`: still started when its session object restarted (the answer was lost);
 // `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent;
@@ -25,7 +26,7 @@ export const AUDIT_OUTCOMES = [
   "needs_connection",
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
-export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial"];
+export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial", "resource", "prompt"];
 
 /** An event as recorded (before it has an id and a time). */
 export interface AuditInput {

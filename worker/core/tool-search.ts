@@ -20,6 +20,8 @@ export interface ActivationResult {
   loaded: string[];
   alreadyLoaded: string[];
   activations: string[];
+  /** names the session's tool gate refused (core/gate.ts): not loaded, audited as denials */
+  denied?: string[];
 }
 
 /** What the session's audit rows of a search need besides the names. */
@@ -105,6 +107,9 @@ export async function answerToolSearch(
     typeof query === "string" ? query : "",
     proxy ? "callTool" : via === "mcp" ? "gateway" : "tools",
   );
+  // names the session's gate refused though the frozen view offered them (a rule changed since)
+  const refused = new Set("denied" in activation ? activation.denied : []);
+  for (const name of refused) result += `\nTool ${name} is not available in this session (access policy).`;
   const shown = [...activation.loaded, ...activation.alreadyLoaded];
   if (via === "mcp") result += gatewayCallGuide(cat.byName, shown);
   else if (proxy) result += proxySchemas(cat.byName, shown);
@@ -113,7 +118,7 @@ export async function answerToolSearch(
     isError: outcome.kind === "error",
     loaded: activation.loaded,
     alreadyLoaded: activation.alreadyLoaded,
-    matches,
+    matches: refused.size ? matches.filter((m) => !refused.has(m.name)) : matches,
     activations: activation.activations,
   };
 }

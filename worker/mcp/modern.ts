@@ -24,6 +24,7 @@ import { callKey, cancelOnAbort } from "../session/cancel.ts";
 import { SessionClient } from "../session/client.ts";
 import type { CallContext } from "../session/execution.ts";
 import { clientName } from "./server.ts";
+import { answerResource, RESOURCE_METHODS, resourceCapabilities, type ResourceMethod } from "./resources.ts";
 import { MODERN_VERSION, stablePort, stableSession } from "./stable.ts";
 import { gatewayTools, InvalidParams } from "./tools.ts";
 
@@ -42,13 +43,14 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
     const server = new Server(
       { name: "toolsearch", title: `toolsearch gateway (${cat.label})`, version: cat.catalog.version },
       {
-        capabilities: { tools: { listChanged: false } },
+        capabilities: { tools: { listChanged: false }, ...resourceCapabilities(session.mcp.servers) },
         instructions: session.mcp.instructions,
         jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
         cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" } },
       },
     );
-    const tools = gatewayTools(cat, session, stablePort(c, init));
+    const port = stablePort(c, init);
+    const tools = gatewayTools(cat, session, port);
     server.setRequestHandler("tools/list", async (req) => {
       try {
         // MCP's own shapes; core types them more loosely (an inputSchema is any JSON object there)
@@ -79,6 +81,16 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
         stopWatching();
       }
     });
+    // the servers' resources and prompts (resources.ts): each answer is the server's own result for
+    // its method, passed through (the SDK types a handler's result per method, this loop serves five)
+    if (session.mcp.servers.length)
+      for (const method of Object.keys(RESOURCE_METHODS) as ResourceMethod[]) {
+        server.setRequestHandler(method, async (req, ctx) => {
+          const client = clientName(({ ...ctx.mcpReq.envelope } as Record<string, unknown>)[CLIENT_INFO_META_KEY]);
+          const context: CallContext = { via: "mcp", ...(client ? { client } : {}) };
+          return (await answerResource(port, method, req.params, context, (code, m) => new ProtocolError(code, m))) as never;
+        });
+      }
     return server;
   };
   // per request: nothing is kept between requests (a listen stream has nothing to deliver: tools/list never changes)

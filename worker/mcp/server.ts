@@ -6,7 +6,18 @@
 // notifications/progress on its response stream. Also: the session options an MCP client can set.
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { ToolsearchError } from "../core/errors.ts";
 import { parseCreateBody } from "../wire/requests.ts";
@@ -20,6 +31,7 @@ import type { CreateRequest } from "../session/create.ts";
 import type { SessionState } from "../session/state.ts";
 import { gatewayTools, InvalidParams, type GatewayPort } from "./tools.ts";
 import { mcpCallKey } from "./cancel.ts";
+import { answerResource, resourceCapabilities } from "./resources.ts";
 
 /** A gateway session as a request sees it: frozen fields, and activations where tools/list shows them (inject). */
 export type McpSession = FrozenState & { mcp: NonNullable<SessionState["mcp"]>; activations: readonly string[] };
@@ -54,7 +66,11 @@ export function clientName(info: unknown): string | undefined {
 /** A session's calls and activations, through its object. */
 export function sessionPort(c: RouteContext, id: string): GatewayPort {
   const client = SessionClient.of(c, id);
-  return { run: (name, args, context) => client.run(name, args, context), activate: (n, q, a) => client.activate(n, q, a) };
+  return {
+    run: (name, args, context) => client.run(name, args, context),
+    activate: (n, q, a) => client.activate(n, q, a),
+    resources: (op, context) => client.resources(op, context),
+  };
 }
 
 /**
@@ -73,12 +89,13 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
   const server = new Server(
     { name: "toolsearch", title: `toolsearch gateway (${cat.label})`, version: cat.catalog.version },
     {
-      capabilities: { tools: { listChanged: session.activation === "inject" } },
+      capabilities: { tools: { listChanged: session.activation === "inject" }, ...resourceCapabilities(session.mcp.servers) },
       instructions: session.mcp.instructions,
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },
   );
-  const tools = gatewayTools(cat, session, sessionPort(c, session.id));
+  const port = sessionPort(c, session.id);
+  const tools = gatewayTools(cat, session, port);
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     try {
       return tools.list(req.params?.cursor);
@@ -103,5 +120,22 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
       throw invalid(e);
     }
   });
+  if (session.mcp.servers.length) {
+    // the servers' resources and prompts (resources.ts), under the session's rules and audit
+    const context: CallContext = { via: "mcp", ...(session.mcp.client ? { client: session.mcp.client } : {}) };
+    const rpcError = (code: number, message: string) => new McpError(code, message);
+    const schemas = [
+      ListResourcesRequestSchema,
+      ListResourceTemplatesRequestSchema,
+      ReadResourceRequestSchema,
+      ListPromptsRequestSchema,
+      GetPromptRequestSchema,
+    ];
+    for (const schema of schemas) {
+      const method = schema.shape.method.value;
+      // the servers' own result shapes, passed through
+      server.setRequestHandler(schema, async (req) => (await answerResource(port, method, req.params, context, rpcError)) as ServerResult);
+    }
+  }
   return server;
 }

@@ -84,5 +84,6 @@ export function stablePort(c: RouteContext, init: SessionInit): GatewayPort {
       const r = await withSession(() => client.activate(names, query, audit));
       return { ...r, loaded: [...r.loaded, ...r.alreadyLoaded], alreadyLoaded: [] };
     },
+    resources: (op, context) => withSession(() => client.resources(op, context)),
   };
 }

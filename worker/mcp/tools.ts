@@ -14,6 +14,7 @@ import type { CallToolResult } from "../core/call-result.ts";
 import { sessionAccess } from "../core/access.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { GATEWAY_CALL_TOOL, resolveCallName } from "../core/mcp-gateway.ts";
+import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import { pageOf, sessionMcpTools, type McpSessionView, type McpTool } from "../core/mcp-tools.ts";
 import { CALL_TOOL_NAME, TOOL_SEARCH_NAME } from "../core/prompt.ts";
 import { closestNames } from "../core/search.ts";
@@ -26,10 +27,11 @@ import type { CallContext, CallOutcome } from "../session/execution.ts";
 /** A request the client got wrong (an unknown cursor, a tool it was never offered): InvalidParams in either SDK. */
 export class InvalidParams extends Error {}
 
-/** What the gateway's tools need of a session: its calls and its activations. */
+/** What the gateway needs of a session: its calls, its activations, its servers' resources and prompts. */
 export interface GatewayPort {
   run(name: string, args: unknown, context: CallContext): Promise<CallOutcome>;
   activate: Activate;
+  resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome>;
 }
 
 export type GatewayView = McpSessionView & { access?: AccessRules };

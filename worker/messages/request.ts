@@ -78,6 +78,8 @@ export function prepareTurn(
         execution: chatOptions["x-toolsearch-execution"] ?? "client",
         system: first("system"),
         user: first("user"),
+        // the app's end user: two users never share a session (M9)
+        endUser: body.metadata?.user_id ?? null,
         tools: plan.ownSearch ? fromStart.filter((n) => !plan.custom.get(n)?.defer_loading) : tools.map((t) => t.function.name),
       });
   const fields: Record<string, JsonValue> = body.max_tokens !== undefined ? chatFields(body as MessagesBody) : {};

@@ -1,9 +1,11 @@
-// The pinned catalog: GET /v1/catalog (label, servers with their metadata and token sums, totals,
-// each listing form's size), GET /v1/catalog/tools (every tool without its schemas, for the
-// page's table) and GET /v1/catalog/policy (what a new session of the caller's tenant would
+// The pinned catalog as the caller's tenant may see it now (its access rules: denied and disabled
+// tools are left out, core/gate.ts): GET /v1/catalog (label, servers with their metadata and token
+// sums, totals, each listing form's size), GET /v1/catalog/tools (every visible tool without its
+// schemas, for the page's table) and GET /v1/catalog/policy (what a new session of the caller's tenant would
 // decide for a model, without creating one).
 
-import { loadCatalog } from "../catalogs.ts";
+import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
+import { liveRules, visibleTools } from "../core/gate.ts";
 import { settings } from "../settings.ts";
 import { catalogTotals, serverSummaries, toolRows } from "../core/summary.ts";
 import { json, route, type RouteContext } from "../http.ts";
@@ -14,9 +16,18 @@ import type { CatalogInfo, CatalogTools, PolicyAnswer } from "../wire/answers.ts
 
 const pinned = (c: RouteContext) => loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
 
+/** The pinned catalog's tools the caller's tenant may see now (core/gate.ts), and their servers. */
+function visible(c: RouteContext, cat: LoadedCatalog) {
+  const tools = visibleTools(cat.catalog.tools, liveRules(settings(c.env).policy, c.tenant));
+  if (tools === cat.catalog.tools) return { tools, servers: cat.catalog.servers };
+  const used = new Set(tools.map((t) => t.server));
+  return { tools, servers: cat.catalog.servers.filter((s) => used.has(s.name)) };
+}
+
 async function catalogInfo(c: RouteContext): Promise<Response> {
   const cat = await pinned(c);
-  const { name, version, hash, servers, tools, build } = cat.catalog;
+  const { name, version, hash, build } = cat.catalog;
+  const { tools, servers } = visible(c, cat);
   return json({
     name,
     version,
@@ -37,7 +48,7 @@ async function catalogInfo(c: RouteContext): Promise<Response> {
 
 async function catalogTools(c: RouteContext): Promise<Response> {
   const cat = await pinned(c);
-  return json({ label: cat.label, tools: toolRows(cat.catalog.tools) } satisfies CatalogTools);
+  return json({ label: cat.label, tools: toolRows(visible(c, cat).tools) } satisfies CatalogTools);
 }
 
 /**

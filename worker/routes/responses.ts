@@ -18,6 +18,7 @@ import { outputAsChat, outputItems, responseObject, searchItems } from "../respo
 import { newResponseId, sessionOfResponse } from "../responses/shapes.ts";
 import { badField, chatMessages, chatToolChoice, chatTools, upstreamFields } from "../responses/translate.ts";
 import { SessionClient } from "../session/client.ts";
+import { MAX_THREAD_BYTES } from "../session/response-store.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatHeaders } from "../wire/chat.ts";
 import { parseResponsesBody } from "../wire/responses.ts";
 
@@ -40,6 +41,11 @@ async function create(c: RouteContext): Promise<Response> {
     const named = options[SESSION_HEADER];
     if (named && named !== sid) throw badField("previous_response_id", `belongs to another session than ${SESSION_HEADER}`);
     options = { ...options, [SESSION_HEADER]: sid };
+    if ("tooLong" in thread)
+      throw new ToolsearchError(
+        "payload_too_large",
+        `previous_response_id: the conversation it continues holds ${thread.tooLong} bytes, over the ${MAX_THREAD_BYTES}-byte bound of a replayed chain; send the input yourself, or start a new conversation`,
+      );
     history = thread.messages;
   }
   // checked before anything is created or stored: a refused request leaves nothing behind

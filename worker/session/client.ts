@@ -4,7 +4,7 @@
 // and the user: auth.ts principalScope), so another user's id is the same 404. The object answers null for "no such session" on every
 // method; this client turns that into the one 404 (and forgets what the isolate cached), and a
 // refused call into its coded error. A session's frozen fields never change, so an isolate keeps
-// them: toolSearch and calls then need one object call instead of two. An id not issued for the
+// them (bounded by bytes, frozen-cache.ts): toolSearch and calls then need one object call instead of two. An id not issued for the
 // caller's tenant (ids.ts) is the same 404, found before the object is addressed: addressing one
 // gives it storage.
 
@@ -13,6 +13,7 @@ import type { CallToolResult } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import type { Splice } from "../core/splice.ts";
+import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { RouteContext } from "../http.ts";
 import type { CallContext, CallOutcome } from "./execution.ts";
@@ -21,8 +22,10 @@ import type { ResponseObject } from "../responses/shapes.ts";
 import type { ResponseThread, StoredResponse } from "./response-store.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
 import { settings } from "../settings.ts";
+import { liveRules, type LiveRules } from "../core/gate.ts";
 import { issuedFor } from "./ids.ts";
 import { principalScope } from "../auth.ts";
+import { ByteBoundedCache } from "./frozen-cache.ts";
 
 /** What reaching a session needs of a request: who calls, the bindings, and where it came in. */
 export type SessionContext = Pick<RouteContext, "env" | "tenant" | "user"> & Partial<Pick<RouteContext, "url">>;
@@ -32,8 +35,7 @@ export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 /** What an isolate may keep of a session: everything but what changes (activations, use, client plan). */
 export type FrozenState = Omit<SessionState, "activations" | "lastUsedAt" | "clientTools">;
 
-const frozenCache = new Map<string, FrozenState>();
-const FROZEN_CACHE_MAX = 10_000;
+const frozenCache = new ByteBoundedCache<FrozenState>();
 
 export function notFound(id: string): ToolsearchError {
   return new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
@@ -52,11 +54,14 @@ export class SessionClient {
   private readonly issued: Promise<boolean>;
   /** the Worker's origin as this request reached it: a call's connect links point there */
   private readonly origin?: string;
+  /** the deployment's rules now, for the object's tool gate (core/gate.ts): sent with every use */
+  private readonly rules: LiveRules;
 
   private constructor(c: SessionContext, id: string) {
     this.id = id;
     this.origin = c.url?.origin;
     this.key = `${principalScope(c)}/${id}`;
+    this.rules = liveRules(settings(c.env).policy, c.tenant);
     // a stub does not wake its object; `stub()` is what reaches it, after the id's check
     this.target = c.env.SESSIONS.getByName(`${c.tenant}/${id}`);
     this.issued = frozenCache.has(this.key)
@@ -84,14 +89,13 @@ export class SessionClient {
 
   private remember(state: SessionState): SessionState {
     const { activations: _a, lastUsedAt: _l, clientTools: _c, ...frozen } = state;
-    if (frozenCache.size >= FROZEN_CACHE_MAX) frozenCache.delete(frozenCache.keys().next().value!);
     frozenCache.set(this.key, frozen);
     return state;
   }
 
   /** The session now (marks it used). */
   async state(): Promise<SessionState> {
-    const state = await (await this.stub()).get();
+    const state = await (await this.stub()).get(this.rules);
     if (!state) throw this.gone();
     return this.remember(state);
   }
@@ -109,20 +113,28 @@ export class SessionClient {
 
   /** A chat turn's session and the splices whose prefix is in `prefixes`; null when there is none yet. */
   async beginChat(prefixes: string[]): Promise<{ state: SessionState; splices: Splice[] } | null> {
-    const begun = await (await this.stub()).beginChat(prefixes);
+    const begun = await (await this.stub()).beginChat(prefixes, this.rules);
     if (begun) this.remember(begun.state);
     return begun;
   }
 
   async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult> {
-    const result = await (await this.stub()).activate(names, query, audit);
+    const result = await (await this.stub()).activate(names, query, audit, this.rules);
     if (!result) throw this.gone();
     return result;
   }
 
   /** Run a catalog tool through the one execution path; a refusal is an outcome with its code. */
   async run(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
-    const outcome = await (await this.stub()).callTool(name, args, { ...(this.origin ? { origin: this.origin } : {}), ...context });
+    const withOrigin = { ...(this.origin ? { origin: this.origin } : {}), ...context };
+    const outcome = await (await this.stub()).callTool(name, args, withOrigin, this.rules);
+    if (!outcome) throw this.gone();
+    return outcome;
+  }
+
+  /** The MCP gateway's upstream resources and prompts; a refusal is an outcome the surface words. */
+  async resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome> {
+    const outcome = await (await this.stub()).resources(op, { ...(this.origin ? { origin: this.origin } : {}), ...context });
     if (!outcome) throw this.gone();
     return outcome;
   }

@@ -130,6 +130,7 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     tenant: c.tenant,
     ...(c.user ? { user: c.user } : {}),
     access,
+    ...(frozenProfile.tools ? { whitelist: [...frozenProfile.tools] } : {}),
     execution: req.execution ?? "client",
     storeArguments,
     ...frozen,

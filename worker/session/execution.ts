@@ -1,7 +1,7 @@
 // The one execution path: a catalog tool run on its MCP server for a session. Every surface (the
 // REST call route, the chat endpoint's edge rounds, the MCP gateway) reaches it through
 // SessionDO.callTool, which passes a narrow port (the session's activate and audit, its server
-// sessions). In order: the session's access check (a denial is audited), load-if-not-loaded (an
+// sessions). In order: the session's tool gate (core/gate.ts; a denial is audited), load-if-not-loaded (an
 // activation, audited), the argument check against the tool's schema (nothing is sent when it
 // fails), the call in the kept-alive server session (check-and-set: the call's await lets other
 // requests in), the server's timeout (the server is sent notifications/cancelled), the result
@@ -11,6 +11,7 @@
 // client (client.ts) turns it into the surface's ToolsearchError.
 
 import { notAvailable, sessionAccess } from "../core/access.ts";
+import type { Gate } from "../core/gate.ts";
 import type { AuditInput, AuditOutcome } from "../core/audit.ts";
 import { argsDigest, capResult, type CallToolResult } from "../core/call-result.ts";
 import { ToolsearchError, type ErrorCode } from "../core/errors.ts";
@@ -64,6 +65,8 @@ export interface CallEnd {
 export interface ExecutionPort {
   init: SessionInit;
   activations: readonly string[];
+  /** the session's one tool gate (core/gate.ts): why the tool may not run, or undefined */
+  gate: Gate;
   /** null: the session was deleted meanwhile */
   activate(names: string[], query: string, audit: ActivationAudit): Promise<ActivationResult | null>;
   /** write audit rows in a transaction of their own, or inside `transaction` */
@@ -126,7 +129,7 @@ async function runCall(
     arguments: init.storeArguments ? digest.canonical : null,
   };
   const audit = (e: Omit<AuditInput, "tool">) => port.transaction(() => port.writeAudit([{ ...base, ...e }]));
-  const reason = view.denied.get(name);
+  const reason = port.gate(name);
   if (reason) {
     audit({ type: "denial", outcome: "denied", detail: reason });
     return { ok: false, code: "forbidden", message: notAvailable(name), outcome: "denied" };

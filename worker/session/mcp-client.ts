@@ -102,7 +102,7 @@ function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[
   }) as typeof fetch;
 }
 
-async function connect(
+export async function connect(
   server: ServerConfig,
   headers: Record<string, string>,
   stored: UpstreamSession | null,
@@ -138,7 +138,7 @@ async function connect(
   }
 }
 
-function classify(e: unknown, server: ServerConfig, signal?: AbortSignal): UpstreamFailure {
+export function classify(e: unknown, server: ServerConfig, signal?: AbortSignal): UpstreamFailure {
   if (e instanceof UpstreamFailure) return e;
   if (signal?.aborted)
     return new UpstreamFailure("cancelled", `cancelled: ${String(signal.reason?.message ?? signal.reason).slice(0, 200)}`);
@@ -154,7 +154,7 @@ function classify(e: unknown, server: ServerConfig, signal?: AbortSignal): Upstr
 // provided"), or a JSON-RPC -32001 "Session not found". -32001 is also the SDK's own code for a
 // local timeout ("Request timed out"), so only an answer that names the session counts.
 const GONE = /No valid session ID|Session not found|"code"\s*:\s*-32001/i;
-function expired(e: unknown): boolean {
+export function expired(e: unknown): boolean {
   if (e instanceof McpError) return e.code === -32001 && /session/i.test(e.message);
   if (!(e instanceof StreamableHTTPError)) return false;
   return e.code === 404 || (e.code === 400 && GONE.test(e.message));

@@ -6,7 +6,7 @@
 // The response is kept without its tools' definitions (a client sends its tools with every request
 // anyway; 191 MCP tools are about 280 KB, which every row would repeat), and the messages in a
 // column of their own, so walking a chain parses only what it needs. Bounded per session: the
-// oldest rows go first.
+// oldest rows go first; a replayed chain is bounded in bytes (MAX_THREAD_BYTES).
 
 import type { ChatMessage } from "../core/chat.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
@@ -24,10 +24,15 @@ export interface StoredResponse {
   messages: ChatMessage[];
 }
 
-export interface ResponseThread {
-  /** the conversation up to and including this response, oldest first */
-  messages: ChatMessage[];
-}
+/**
+ * The longest conversation previous_response_id replays, in bytes of stored messages: the thread
+ * crosses the object's RPC (32 MiB at most) and goes upstream whole, so past this the request is
+ * refused clearly (a 413 naming the bound) instead of failing at the RPC limit (issue 30 L1).
+ */
+export const MAX_THREAD_BYTES = 4 * 1024 * 1024;
+
+/** the conversation up to and including this response, oldest first; or how long it is when over the bound */
+export type ResponseThread = { messages: ChatMessage[] } | { tooLong: number };
 
 type Link = { previous: string | null; messages: string };
 
@@ -60,14 +65,18 @@ export class ResponseStore {
 
   /** The conversation up to and including response `id`; null when it is not stored (or a link is gone). */
   thread(id: string): ResponseThread | null {
-    const chain: ChatMessage[][] = [];
+    const chain: string[] = [];
+    let bytes = 0;
     for (let next: string | null = id; next !== null && chain.length < MAX_RESPONSES;) {
       const r: Link | undefined = this.sql.exec<Link>("SELECT previous, messages FROM responses WHERE id = ?", next).toArray()[0];
       if (!r) return null;
-      chain.push(JSON.parse(r.messages) as ChatMessage[]);
+      bytes += r.messages.length;
+      chain.push(r.messages);
       next = r.previous;
     }
-    return { messages: chain.reverse().flat() };
+    // parsed only when it is sent: an over-long chain costs no more than reading it
+    if (bytes > MAX_THREAD_BYTES) return { tooLong: bytes };
+    return { messages: chain.reverse().flatMap((m) => JSON.parse(m) as ChatMessage[]) };
   }
 
   delete(id: string): boolean {

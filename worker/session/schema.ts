@@ -2,9 +2,11 @@
 // object that is only asked about an id gets no tables. `hasSchema` is a read of sqlite_master.
 // Tables: the session's frozen fields and use times, activations in order, the toolSearch log,
 // the chat endpoint's splices, audit rows (audit-store.ts), kept-alive upstream MCP sessions
-// (server-sessions.ts) and stored Responses (response-store.ts). IF NOT EXISTS: also after deleteAll, and for tables a newer version adds.
+// (server-sessions.ts), stored Responses (response-store.ts) and the resource URIs the gateway
+// handed out (resource-gate.ts). IF NOT EXISTS: also after deleteAll, and for tables a newer version adds.
 
 import { AUDIT_SCHEMA } from "./audit-store.ts";
+import { RESOURCE_LINKS_SCHEMA } from "./resource-gate.ts";
 import { RESPONSES_SCHEMA } from "./response-store.ts";
 import { SERVER_SESSIONS_SCHEMA } from "./server-sessions.ts";
 
@@ -14,7 +16,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS activations (seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, at INTEGER NOT NULL);
   CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, query TEXT NOT NULL, loaded TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS splices (prefix TEXT PRIMARY KEY, at INTEGER NOT NULL, data TEXT NOT NULL, seq INTEGER NOT NULL);
-  ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA} ${RESPONSES_SCHEMA}`;
+  ${AUDIT_SCHEMA} ${SERVER_SESSIONS_SCHEMA} ${RESPONSES_SCHEMA} ${RESOURCE_LINKS_SCHEMA}`;
 
 export function migrate(sql: SqlStorage): void {
   sql.exec(SCHEMA);

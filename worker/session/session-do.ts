@@ -17,13 +17,16 @@ import { argsDigest } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
 import type { Splice } from "../core/splice.ts";
+import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
-import { loadCatalog } from "../catalogs.ts";
+import { toolGate, type Gate, type LiveRules } from "../core/gate.ts";
+import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
 import { listSessionAudit, Outbox, outboxSize, workerCalls } from "./audit-store.ts";
 import { SessionAlarm } from "./alarm.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
 import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
+import { ResourceLinks, serveResources } from "./resource-gate.ts";
 import { ResponseStore, type ResponseThread, type StoredResponse } from "./response-store.ts";
 import { hasSchema, migrate } from "./schema.ts";
 import { ServerSessions } from "./server-sessions.ts";
@@ -41,6 +44,7 @@ export class SessionDO extends DurableObject<Env> {
   private readonly store = new SessionStore(this.sql, () => this.hasSchema, this.ctx.id.name?.split("/")[0] ?? "");
   private readonly servers = new ServerSessions(this.sql);
   private readonly responses = new ResponseStore(this.sql);
+  private readonly links = new ResourceLinks(this.sql);
   private readonly wake = new SessionAlarm(this.ctx.storage);
   private readonly calls = new CallsInFlight(() => this.sql);
   private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
@@ -92,14 +96,33 @@ export class SessionDO extends DurableObject<Env> {
     return { ...init, activations: [], createdAt: now, lastUsedAt: now };
   }
 
-  /** The session, or null if it does not exist (never created, deleted or expired). Marks it used. */
-  get(): SessionState | null {
-    return this.store.use();
+  /**
+   * The one tool gate (core/gate.ts) for this session: its frozen rules, `rules` (the deployment's
+   * now, sent by the caller with every use) and its profile's whitelist.
+   */
+  private async gate(init: SessionInit, rules: LiveRules): Promise<{ gate: Gate; catalog: LoadedCatalog }> {
+    const catalog = await loadCatalog(this.env.ASSETS, init.catalogFile);
+    return { gate: toolGate(catalog.tools, catalog.byName, init, rules), catalog };
+  }
+
+  /**
+   * The session, or null if it does not exist (never created, deleted or expired). Marks it used.
+   * Tools the gate refuses now (a rule changed since they loaded) are left out of what it holds.
+   */
+  async get(rules: LiveRules): Promise<SessionState | null> {
+    const state = this.store.use();
+    if (!state) return null;
+    // a catalog no longer deployed: the state as stored, and the caller answers the 409 (create.ts sessionCatalog)
+    const gated = await this.gate(state, rules).catch(() => null);
+    if (!gated) return state;
+    const { gate } = gated;
+    const open = (n: string) => !gate(n);
+    return { ...state, coreTools: state.coreTools.filter(open), activations: state.activations.filter(open) };
   }
 
   /** A chat turn's session and the splices whose prefix is one of `prefixes` (its history's hashes); null: no session. */
-  beginChat(prefixes: string[]): { state: SessionState; splices: Splice[] } | null {
-    const state = this.get();
+  async beginChat(prefixes: string[], rules: LiveRules): Promise<{ state: SessionState; splices: Splice[] } | null> {
+    const state = await this.get(rules);
     if (!state) return null;
     return { state, splices: this.store.splices(prefixes) };
   }
@@ -143,28 +166,40 @@ export class SessionDO extends DurableObject<Env> {
    * Record a toolSearch: activate `names` not yet loaded (core tools count as loaded), in order,
    * and log the query, with its audit rows (search, activations, denials). Null if the session
    * does not exist. A load a call (or a tool_choice) makes for itself (`audit.load`) is audited as
-   * activations only, with no search row.
+   * activations only, with no search row. Names the gate refuses are not loaded: audited as
+   * denials, and answered in `denied`.
    */
-  async activate(names: string[], query: string, audit: ActivationAudit = {}): Promise<ActivationResult | null> {
+  async activate(names: string[], query: string, audit: ActivationAudit, rules: LiveRules): Promise<ActivationResult | null> {
+    const init = this.store.init();
+    if (!init) return null;
+    const { gate } = await this.gate(init, rules);
+    const asked = new Set((audit.denied ?? []).map((d) => d.name));
+    const refused = names.flatMap((name) => {
+      const reason = gate(name);
+      return reason ? [{ name, reason }] : [];
+    });
+    const allowed = names.filter((n) => !refused.some((d) => d.name === n));
+    const denied = [...(audit.denied ?? []), ...refused.filter((d) => !asked.has(d.name))];
     const digest = await argsDigest({ query });
     // one transaction: a failure part-way (storage error, reset) must not leave half an activation
-    const result = this.ctx.storage.transactionSync(() => this.store.activate(names, query, audit, digest));
+    const result = this.ctx.storage.transactionSync(() => this.store.activate(allowed, query, { ...audit, denied }, digest));
     // delivered in a batch by the alarm, about a second after rows appear (not on the response's way out)
     if (result) void this.schedule();
-    return result;
+    return result && (refused.length ? { ...result, denied: refused.map((d) => d.name) } : result);
   }
 
   /** Run one catalog tool on its server: the one execution path (execution.ts). Null: no session. */
-  async callTool(name: string, args: unknown, context: CallContext): Promise<CallOutcome | null> {
+  async callTool(name: string, args: unknown, context: CallContext, rules: LiveRules): Promise<CallOutcome | null> {
     const init = this.store.init();
     if (!init) return null;
     this.store.touch(); // a call is use: committed with the call's own writes, not by a get() of its own
-    const catalog = await loadCatalog(this.env.ASSETS, init.catalogFile);
+    const { gate, catalog } = await this.gate(init, rules);
     const outcome = await executeCall(
       {
         init,
         activations: this.store.activationNames(),
-        activate: (names, query, audit) => this.activate(names, query, audit),
+        gate,
+        activate: (names, query, audit) => this.activate(names, query, audit, rules),
         writeAudit: (events) => void this.store.writeAudit(init, events),
         begin: (event, key) => {
           // should this instance die mid-call, an alarm wakes the object to settle the row (unknown) and deliver it
@@ -180,7 +215,32 @@ export class SessionDO extends DurableObject<Env> {
       args,
       context,
     );
+    // the resource URIs a result hands the client are readable through the gateway (resource-gate.ts)
+    const server = catalog.byName.get(name)?.server;
+    if (outcome?.ok && server && init.mcp) this.links.noteResult(server, outcome.result);
     void this.schedule(); // the alarm delivers the rows, batched
+    return outcome;
+  }
+
+  /** The gateway's upstream resources and prompts (resource-gate.ts). Null: no session. */
+  async resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome | null> {
+    const init = this.store.init();
+    if (!init) return null;
+    this.store.touch();
+    const outcome = await serveResources(
+      {
+        init,
+        writeAudit: (events) => void this.store.writeAudit(init, events),
+        transaction: (fn) => this.ctx.storage.transactionSync(fn),
+        servers: this.servers,
+        accounts: this.tokens,
+        links: this.links,
+      },
+      settings(this.env),
+      op,
+      context,
+    );
+    void this.schedule();
     return outcome;
   }
 

@@ -35,6 +35,8 @@ export interface SessionInit {
   user?: string;
   /** the tenant's access rules, frozen with the prompt (absent: every tool) */
   access?: AccessRules;
+  /** the profile's `tools` whitelist, frozen (sub-agent profiles): nothing else loads or runs (core/gate.ts) */
+  whitelist?: string[];
   /** who runs catalog tools on the chat endpoint: the client (default) or the Worker */
   execution?: "client" | "edge";
   /** AUDIT_ARGUMENTS=store when the session started: audit rows keep argument values */

@@ -107,7 +107,7 @@ export const auditEvent = z
   .object({
     id: z.string(),
     at: z.string(),
-    type: z.enum(["search", "activation", "call", "denial"]),
+    type: z.enum(["search", "activation", "call", "denial", "resource", "prompt"]),
     session: z.string(),
     tool: z.string().nullable(),
     server: z.string().nullable(),

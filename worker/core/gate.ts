@@ -1,0 +1,66 @@
+// The one tool gate: may a session load or run a catalog tool? Three checks, all must pass:
+// the rules the session froze at creation (its tenant's access rules and, for an MCP session, the
+// servers the gateway reached: access.ts sessionAccess), the deployment's rules now (the tenant's
+// POLICY.access as deployed today, so a revoked tool stops loading and running in live sessions),
+// and the profile's `tools` whitelist (a sub-agent profile runs exactly its tools). SessionDO asks
+// it on every load (toolSearch, tool_choice, a call loading its tool) and every call; the catalog
+// routes filter by its rule part. Names outside the catalog (a client's own tools) are not gated:
+// access rules govern catalog tools. Pure; the live rules are derived once per policy object.
+
+import { accessFor, accessView, sessionAccess, type AccessRules } from "./access.ts";
+import type { CatalogTool } from "./catalog.ts";
+import type { PolicyConfig } from "./policy.ts";
+
+/** The deployment's rules now, as far as one tenant's sessions need them (small: crosses RPC). */
+export interface LiveRules {
+  access: AccessRules;
+  /** profile name -> its `tools` whitelist, for the profiles that have one */
+  whitelists: Record<string, string[]>;
+}
+
+/** What the gate reads of a session: its frozen rules, servers, profile and whitelist. */
+export interface GatedSession {
+  access?: AccessRules;
+  mcp?: { servers: readonly string[] };
+  profile: string;
+  /** the profile's `tools` frozen at creation (sub-agent profiles) */
+  whitelist?: string[];
+}
+
+const live = new WeakMap<PolicyConfig, Map<string, LiveRules>>();
+
+/** The tenant's live rules from the deployment's policy, derived once per policy object and tenant. */
+export function liveRules(policy: PolicyConfig, tenant: string): LiveRules {
+  let byTenant = live.get(policy);
+  if (!byTenant) live.set(policy, (byTenant = new Map()));
+  let rules = byTenant.get(tenant);
+  if (!rules) {
+    const whitelists: Record<string, string[]> = {};
+    for (const [name, p] of Object.entries(policy.profiles)) if (p.tools) whitelists[name] = p.tools;
+    rules = { access: accessFor(policy.access, tenant), whitelists };
+    byTenant.set(tenant, rules);
+  }
+  return rules;
+}
+
+/** Why `name` may not be loaded or run in the session; undefined: it may (or it is no catalog tool). */
+export type Gate = (name: string) => string | undefined;
+
+export function toolGate(tools: readonly CatalogTool[], byName: ReadonlyMap<string, unknown>, s: GatedSession, now: LiveRules): Gate {
+  const frozen = sessionAccess(tools, s);
+  const current = accessView(tools, now.access);
+  const lists = [s.whitelist, now.whitelists[s.profile]].filter((l): l is string[] => !!l).map((l) => new Set(l));
+  return (name) => {
+    if (!byName.has(name)) return undefined;
+    const reason = frozen.denied.get(name) ?? current.denied.get(name);
+    if (reason) return reason;
+    if (lists.some((l) => !l.has(name))) return `not among profile "${s.profile}"'s tools (POLICY.profiles.${s.profile}.tools)`;
+    return undefined;
+  };
+}
+
+/** The catalog as a tenant may see it now (the catalog routes): the tools its live rules allow. */
+export function visibleTools(tools: readonly CatalogTool[], now: LiveRules): readonly CatalogTool[] {
+  const { candidates } = accessView(tools, now.access);
+  return candidates ? tools.filter((t) => candidates.has(t.name)) : tools;
+}

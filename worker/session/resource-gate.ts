@@ -1,0 +1,156 @@
+// Upstream resources and prompts for a gateway session, under the same rules and audit as its
+// tools. Only the session's servers serve (mcp.servers: in SERVERS when it started, and not denied
+// entirely by the tenant's rules); a session that is not the gateway's serves nothing. Lists
+// gather every server's items under server-prefixed names (one page: the servers' pages are walked
+// in mcp-resources.ts). Reading a URI is allowed only when the session has seen it: in a tool
+// result of a server (recorded by note(), in the session's SQLite) or in a server's resources/list;
+// it goes to the server that returned it. Anything else is "not found", and another session's
+// records (another tenant's above all) are in another object. Each read and prompt fetched is an
+// audit row (`resource`, `prompt`), each refusal a `denial` row.
+
+import type { AuditInput, AuditOutcome } from "../core/audit.ts";
+import type { CallToolResult } from "../core/call-result.ts";
+import { prefixItem, resourceUris, splitPrefixed, type GatewayResourceOp, type ResourceOutcome } from "../core/mcp-resources.ts";
+import { redact } from "../core/servers.ts";
+import type { Settings } from "../settings.ts";
+import { credentialsFor, NeedsConnection } from "./credentials.ts";
+import { UpstreamFailure } from "./mcp-client.ts";
+import { requestRemote, UpstreamError } from "./mcp-resources.ts";
+import type { CallContext, ExecutionPort } from "./execution.ts";
+
+export const RESOURCE_LINKS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS resource_links (uri TEXT NOT NULL, server TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (uri, server));`;
+
+/** The URIs a session has been handed, per server. */
+export class ResourceLinks {
+  private readonly sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.sql = sql;
+  }
+
+  /** Record the URIs a result of `server` gives the client. */
+  note(server: string, uris: readonly string[]): void {
+    const now = Date.now();
+    for (const uri of uris.slice(0, 1000))
+      this.sql.exec("INSERT OR REPLACE INTO resource_links (uri, server, at) VALUES (?, ?, ?)", uri.slice(0, 4000), server, now);
+  }
+
+  /** Record the resource links and embedded resources of a tool result. */
+  noteResult(server: string, result: CallToolResult): void {
+    this.note(server, resourceUris(result));
+  }
+
+  /** The servers that handed out `uri`, the latest first. */
+  servers(uri: string): string[] {
+    return this.sql
+      .exec<{ server: string }>("SELECT server FROM resource_links WHERE uri = ? ORDER BY at DESC", uri)
+      .toArray()
+      .map((r) => r.server);
+  }
+}
+
+export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transaction" | "servers" | "accounts"> & { links: ResourceLinks };
+
+type Ask = (server: string, op: GatewayResourceOp) => Promise<Record<string, unknown>>;
+
+/** One request to one of the session's servers, in its kept-alive session, with its credentials. */
+function asker(port: ResourcePort, cfg: Settings, context: CallContext): Ask {
+  return async (name, op) => {
+    const server = cfg.servers.get(name);
+    if (!server) throw new UpstreamFailure("transport_error", `server ${name} has no SERVERS entry`);
+    const creds = await credentialsFor(name, server, cfg, port.accounts, context.origin ?? "");
+    const before = port.servers.get(name);
+    const { result, session } = await requestRemote(server, creds.headers, before, op);
+    port.transaction(() => port.servers.replace(name, before, session));
+    return JSON.parse(redact(JSON.stringify(result), creds.secrets)) as Record<string, unknown>;
+  };
+}
+
+const LIST_KEYS = { "resources/list": "resources", "resources/templates/list": "resourceTemplates", "prompts/list": "prompts" } as const;
+
+/** Every server's items of one list, prefixed; a server without the feature (or failing) adds none. */
+async function gather(port: ResourcePort, ask: Ask, method: keyof typeof LIST_KEYS): Promise<Record<string, unknown>[]> {
+  const key = LIST_KEYS[method];
+  const lists = await Promise.all(
+    (port.init.mcp?.servers ?? []).map(async (server) => {
+      try {
+        const items = ((await ask(server, { method }))[key] ?? []) as Array<Record<string, unknown>>;
+        if (method === "resources/list")
+          port.transaction(() =>
+            port.links.note(
+              server,
+              items.map((r) => String(r.uri)),
+            ),
+          );
+        return items.map((item) => prefixItem(server, item));
+      } catch (e) {
+        if (!(e instanceof UpstreamError && e.code === -32601)) console.warn(`${method} on ${server}: ${(e as Error).message}`);
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
+}
+
+export async function serveResources(
+  port: ResourcePort,
+  cfg: Settings,
+  op: GatewayResourceOp,
+  context: CallContext,
+): Promise<ResourceOutcome> {
+  const ask = asker(port, cfg, context);
+  if (op.method in LIST_KEYS) {
+    const method = op.method as keyof typeof LIST_KEYS;
+    return { ok: true, result: { [LIST_KEYS[method]]: await gather(port, ask, method) } };
+  }
+  const servers = port.init.mcp?.servers ?? [];
+  const audit = (e: Omit<AuditInput, "via" | "client">) =>
+    port.transaction(() => port.writeAudit([{ ...e, via: context.via, client: context.client ?? null }]));
+  let target: { server: string; op: GatewayResourceOp; what: string } | null = null;
+  if (op.method === "resources/read") {
+    const seen = () => port.links.servers(op.uri).filter((s) => servers.includes(s));
+    // not handed out by a tool: readable if a server lists it (listing records it)
+    if (!seen().length) await gather(port, ask, "resources/list");
+    const server = seen()[0];
+    if (server) target = { server, op, what: op.uri };
+  } else if (op.method === "prompts/get") {
+    const split = splitPrefixed(op.name, servers);
+    if (split) target = { server: split.server, op: { ...op, name: split.name }, what: op.name };
+  }
+  const type = op.method === "resources/read" ? "resource" : "prompt";
+  const what = op.method === "resources/read" ? op.uri : op.method === "prompts/get" ? op.name : "";
+  if (!target) {
+    const message =
+      type === "resource"
+        ? `Resource not found: ${what.slice(0, 200)} (this gateway reads only URIs its servers' tool results or resources/list gave this session)`
+        : `Unknown prompt: ${what.slice(0, 200)} (prompts/list names this gateway's prompts)`;
+    audit({ type: "denial", tool: what.slice(0, 500), outcome: "denied", detail: message });
+    return { ok: false, code: "not_found", message };
+  }
+  const started = Date.now();
+  const row = (outcome: AuditOutcome, detail: string | null, resultBytes = 0) =>
+    audit({ type, tool: target.what.slice(0, 500), server: target.server, outcome, durationMs: Date.now() - started, resultBytes, detail });
+  try {
+    const result = await ask(target.server, target.op);
+    const bytes = JSON.stringify(result).length;
+    if (bytes > cfg.resultMaxBytes) {
+      const message = `${target.what.slice(0, 200)} is ${bytes} bytes, over this gateway's limit of ${cfg.resultMaxBytes}`;
+      row("tool_error", message, bytes);
+      return { ok: false, code: "failed", message };
+    }
+    row("ok", null, bytes);
+    return { ok: true, result };
+  } catch (e) {
+    const message = e instanceof NeedsConnection ? `connect your ${target.server} account first: ${e.link}` : (e as Error).message;
+    const outcome: AuditOutcome =
+      e instanceof UpstreamError ? "tool_error" : e instanceof UpstreamFailure && e.kind === "timeout" ? "timeout" : "transport_error";
+    row(outcome, message.slice(0, 300));
+    return {
+      ok: false,
+      code: "failed",
+      message: `server ${target.server}: ${message}`,
+      ...(e instanceof UpstreamError ? { rpcCode: e.code } : {}),
+    };
+  }
+}
