@@ -168,7 +168,7 @@ async function post(
       await res.body?.cancel();
       throw refusedKey(res.status, "ANTHROPIC_API_KEY");
     }
-    const text = redactKey(await res.text(), cfg.apiKey);
+    const text = redactKey(await errorText(res), cfg.apiKey);
     let err: { error?: { type?: string; message?: string } } = {};
     try {
       err = JSON.parse(text) as typeof err;
@@ -178,6 +178,18 @@ async function post(
     const message = err.error?.message ?? `upstream answered ${res.status}`;
     if (res.status < 500) throw new UpstreamRejection(res.status, { message, type: err.error?.type ?? "invalid_request_error" });
     throw new ToolsearchError("upstream_error", `upstream answered ${res.status} (tried ${attempt + 1} times): ${message.slice(0, 300)}`);
+  }
+}
+
+/** the most bytes read of an upstream error answer: its message is all that is used */
+const ERROR_MAX_BYTES = 64 * 1024;
+
+/** An error answer's text, read to ERROR_MAX_BYTES at most ("" past that: the status says enough). */
+async function errorText(res: Response): Promise<string> {
+  try {
+    return await boundedResponse(res, ERROR_MAX_BYTES, () => new Error("error answer too long")).text();
+  } catch {
+    return "";
   }
 }
 
