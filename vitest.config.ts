@@ -24,6 +24,9 @@ const migrations = await readD1Migrations("worker/migrations");
 
 export default defineConfig({
   test: {
+    // two test files at a time: most files wait on servers (wrangler dev, workerd, MCP servers), not
+    // on the CPU, and vitest's default on 2 cores is one file at a time
+    maxWorkers: 2,
     projects: [
       {
         test: {

@@ -49,8 +49,14 @@ export const UPSTREAM_MAX_BYTES = 16 * 1024 * 1024;
 export const tooLong = () =>
   new ToolsearchError("upstream_error", `the upstream's answer passed ${UPSTREAM_MAX_BYTES} bytes; reading stopped`);
 
-/** The whole call, retries included, gets as long as all its attempts could take, and no longer (L3). */
-export const deadlineMs = (cfg: UpstreamConfig) => cfg.timeoutMs * (cfg.maxRetries + 1);
+/** the OpenAI SDK's longest wait between two attempts when the upstream sends no retry-after */
+const MAX_BACKOFF_MS = 8_000;
+
+/**
+ * The whole call, retries included, gets as long as all its attempts and the waits between them
+ * could take, and no longer (L3): a stream that never ends stops there.
+ */
+export const deadlineMs = (cfg: UpstreamConfig) => cfg.timeoutMs * (cfg.maxRetries + 1) + MAX_BACKOFF_MS * cfg.maxRetries;
 
 /** fetch that never follows a redirect (the key would go along to wherever it points), its answer bounded in bytes */
 const upstreamFetch: typeof fetch = async (input, init) =>
