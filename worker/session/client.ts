@@ -134,7 +134,7 @@ export class SessionClient {
 
   /** The MCP gateway's upstream resources and prompts; a refusal is an outcome the surface words. */
   async resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome> {
-    const outcome = await (await this.stub()).resources(op, { ...(this.origin ? { origin: this.origin } : {}), ...context });
+    const outcome = await (await this.stub()).resources(op, { ...(this.origin ? { origin: this.origin } : {}), ...context }, this.rules);
     if (!outcome) throw this.gone();
     return outcome;
   }

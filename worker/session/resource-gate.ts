@@ -1,6 +1,7 @@
 // Upstream resources and prompts for a gateway session, under the same rules and audit as its
-// tools. Only the session's servers serve (mcp.servers: in SERVERS when it started, and not denied
-// entirely by the tenant's rules); a session that is not the gateway's serves nothing. Lists
+// tools. Only the session's servers serve (mcp.servers: in SERVERS when it started), and of those
+// only the ones the tool gate leaves a tool of now (a server the tenant's rules deny entirely
+// serves nothing); a session that is not the gateway's serves nothing. Lists
 // gather every server's items under server-prefixed names (one page: the servers' pages are walked
 // in mcp-resources.ts). Reading a URI is allowed only when the session has seen it: in a tool
 // result of a server (recorded by note(), in the session's SQLite) or in a server's resources/list;
@@ -50,7 +51,11 @@ export class ResourceLinks {
   }
 }
 
-export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transaction" | "servers" | "accounts"> & { links: ResourceLinks };
+export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transaction" | "servers" | "accounts"> & {
+  links: ResourceLinks;
+  /** the servers that serve: the session's, less those the tool gate (core/gate.ts) now denies entirely */
+  serving: readonly string[];
+};
 
 type Ask = (server: string, op: GatewayResourceOp) => Promise<Record<string, unknown>>;
 
@@ -73,7 +78,7 @@ const LIST_KEYS = { "resources/list": "resources", "resources/templates/list": "
 async function gather(port: ResourcePort, ask: Ask, method: keyof typeof LIST_KEYS): Promise<Record<string, unknown>[]> {
   const key = LIST_KEYS[method];
   const lists = await Promise.all(
-    (port.init.mcp?.servers ?? []).map(async (server) => {
+    port.serving.map(async (server) => {
       try {
         const items = ((await ask(server, { method }))[key] ?? []) as Array<Record<string, unknown>>;
         if (method === "resources/list")
@@ -104,7 +109,7 @@ export async function serveResources(
     const method = op.method as keyof typeof LIST_KEYS;
     return { ok: true, result: { [LIST_KEYS[method]]: await gather(port, ask, method) } };
   }
-  const servers = port.init.mcp?.servers ?? [];
+  const servers = port.serving;
   const audit = (e: Omit<AuditInput, "via" | "client">) =>
     port.transaction(() => port.writeAudit([{ ...e, via: context.via, client: context.client ?? null }]));
   let target: { server: string; op: GatewayResourceOp; what: string } | null = null;

@@ -223,13 +223,17 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /** The gateway's upstream resources and prompts (resource-gate.ts). Null: no session. */
-  async resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome | null> {
+  async resources(op: GatewayResourceOp, context: CallContext, rules: LiveRules): Promise<ResourceOutcome | null> {
     const init = this.store.init();
     if (!init) return null;
     this.store.touch();
+    // the session's servers that the gate leaves a tool of now: a server denied entirely serves nothing
+    const { gate, catalog } = await this.gate(init, rules);
+    const serving = (init.mcp?.servers ?? []).filter((s) => catalog.tools.some((t) => t.server === s && !gate(t.name)));
     const outcome = await serveResources(
       {
         init,
+        serving,
         writeAudit: (events) => void this.store.writeAudit(init, events),
         transaction: (fn) => this.ctx.storage.transactionSync(fn),
         servers: this.servers,
