@@ -9,7 +9,12 @@ import { EDGE_TOKEN, serversVar } from "./test/fixtures/edge-servers.ts";
 import { freePort } from "./test/fixtures/wrangler-dev.ts";
 import { prepareWorkerCatalogs } from "./test/worker/prepare-catalogs.ts";
 
-const TEST_API_KEYS = JSON.stringify({ "test-key-tenant-a-000000": "tenant-a", "test-key-tenant-b-000000": "tenant-b" });
+const TEST_API_KEYS = JSON.stringify({
+  "test-key-tenant-a-000000": "tenant-a",
+  "test-key-tenant-b-000000": "tenant-b",
+  "test-key-tenant-q-000000": "tenant-q",
+  "test-key-tenant-s-000000": "tenant-s",
+});
 
 // the workers project serves test/worker/catalogs/: build it before workerd starts
 await prepareWorkerCatalogs();

@@ -8,7 +8,8 @@
 // Keys are compared as SHA-256 digests with crypto.subtle.timingSafeEqual, every configured key
 // each time, so neither the answer's timing nor its body tells a caller how close a guess was. A
 // missing or wrong key is a 401 and says nothing else. The digest of a key that matched is kept
-// for the isolate's life, so a client's next requests skip hashing it (RESULTS.md section 8).
+// for the isolate's life, so a client's next requests skip hashing it (RESULTS.md section 8). The
+// caller also carries a key id (part of the digest) that quotas count under (session/quota-client.ts).
 
 import { ToolsearchError } from "./core/errors.ts";
 
@@ -21,6 +22,9 @@ export interface Principal {
   tenant: string;
   user: string;
 }
+
+/** The principal and which key it came with: `key` is the first 16 hex digits of the key's SHA-256 (quotas count per key). */
+export type Caller = Principal & { key: string };
 
 interface KeyEntry {
   digest: ArrayBuffer;
@@ -87,7 +91,7 @@ async function keys(raw: string | undefined): Promise<Keys> {
 const DENIED = "missing or invalid API key (send Authorization: Bearer <key>)";
 
 /** The principal of the request's key; 401 without a valid one. */
-export async function authenticate(request: Request, apiKeys: string | undefined): Promise<Principal> {
+export async function authenticate(request: Request, apiKeys: string | undefined): Promise<Caller> {
   const { digests } = await keys(apiKeys);
   // x-api-key: Anthropic's clients send the key so (Claude Code's ANTHROPIC_API_KEY, the Anthropic SDK)
   const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "") ?? /^(\S+)$/.exec(request.headers.get("x-api-key") ?? "");
@@ -101,12 +105,13 @@ export async function authenticate(request: Request, apiKeys: string | undefined
     if (matched.size >= MATCHED_MAX) matched.clear(); // keys replaced many times in one isolate's life
     matched.set(key, given);
   }
+  const id = [...new Uint8Array(found.digest, 0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
   const asserted = request.headers.get(USER_HEADER);
-  if (asserted === null) return { tenant: found.tenant, user: found.user };
+  if (asserted === null) return { tenant: found.tenant, user: found.user, key: id };
   if (!found.assertsUser)
     throw new ToolsearchError("forbidden", `${USER_HEADER}: this API key may not name a user (API_KEYS: "assertsUser": true)`);
   if (!USER_RE.test(asserted)) throw new ToolsearchError("bad_request", `${USER_HEADER}: must be 1-128 letters, digits, _ . @ + or -`);
-  return { tenant: found.tenant, user: asserted };
+  return { tenant: found.tenant, user: asserted, key: id };
 }
 
 /** The namespace sessions are issued in: the tenant, or the tenant and the user (ids.ts, create.ts). */

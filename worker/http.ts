@@ -91,6 +91,8 @@ export interface RouteContext {
   tenant: string;
   /** the key's user, or the one an assertsUser key named (x-toolsearch-user); "" when none (worker/auth.ts) */
   user: string;
+  /** the API key's id (auth.ts Caller; "" on open routes): quotas count per key */
+  key: string;
   /** the catalog label for the x-catalog header, when a route knows a more specific one */
   setCatalogLabel(label: string): void;
 }

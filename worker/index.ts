@@ -1,18 +1,21 @@
 // Worker entry: routing and the one error handler. Every request first crosses the perimeter
 // (worker/perimeter.ts: its Host, and on /v1 and /mcp its Origin: DNS rebinding). /v1/* and /mcp
-// need an API key (worker/auth.ts), checked next so an unauthenticated caller learns nothing; path parameters are
+// need an API key (worker/auth.ts), checked next so an unauthenticated caller learns nothing, then
+// the key's request quota (session/quota-client.ts: a 429 with retry-after); path parameters are
 // decoded after it, inside the handler (malformed percent-encoding is a 400, never a bare 500). Every other response
 // carries x-catalog; every error is `{ error: { code, message } }` with the status of its
 // ToolsearchError (a route may render it in its protocol's shape: JSON-RPC on /mcp; a 401 only if
 // the route says it renders those too, as the Messages API does; every 401 keeps WWW-Authenticate); a Durable
 // Object that failed or was reset is a 503 to retry; anything else is a 500 whose details stay in
-// the logs.
+// the logs. The daily cron prunes D1's audit rows past retention (retention.ts).
 
 import { authenticate } from "./auth.ts";
-import { ToolsearchError } from "./core/errors.ts";
+import { RateLimited, ToolsearchError } from "./core/errors.ts";
 import { labelFromFile, loadCatalog } from "./catalogs.ts";
 import { checkHost, checkOrigin } from "./perimeter.ts";
 import { logConfigReport, settings } from "./settings.ts";
+import { admit } from "./session/quota-client.ts";
+import { pruneAuditEvents } from "./retention.ts";
 import { json, type Route, type RouteContext } from "./http.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
@@ -90,8 +93,9 @@ export default {
     const url = new URL(request.url);
     let label: string | undefined;
     let response: Response;
-    let principal = { tenant: "", user: "" };
+    let principal = { tenant: "", user: "", key: "" };
     let unauthorized = false;
+    let retryAfter: number | undefined;
     const found = match(request.method, url.pathname);
     try {
       const config = settings(env);
@@ -99,6 +103,8 @@ export default {
       if (isProtected(url.pathname)) {
         checkOrigin(request, url, config);
         principal = await authenticate(request, env.API_KEYS);
+        // a key's requests are counted before any work, so a refused flood costs one counter call each
+        await admit({ env, ...principal }, "requests");
       }
       const pinned = config.catalogFile;
       // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
@@ -127,10 +133,18 @@ export default {
       const render = err.status !== 401 || route?.rendersAuth ? route?.onError : undefined;
       response = render?.(err) ?? json(err.toJSON(), err.status);
       if (err.status === 401) unauthorized = true;
+      if (err instanceof RateLimited) retryAfter = err.retryAfter;
     }
     const headers = new Headers(response.headers);
     if (unauthorized) headers.set("www-authenticate", 'Bearer realm="toolsearch"');
     if (label) headers.set("x-catalog", label);
+    if (retryAfter) headers.set("retry-after", String(retryAfter));
     return new Response(response.body, { status: response.status, headers });
+  },
+
+  /** The daily cron (wrangler.toml [triggers]): audit rows in D1 past their tenant's retention go (retention.ts). */
+  async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
+    const deleted = await pruneAuditEvents(env.AUDIT, settings(env).quotas);
+    console.log(`retention: ${deleted} audit rows past QUOTAS.auditRetentionDays deleted`);
   },
 } satisfies ExportedHandler<Env>;

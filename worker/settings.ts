@@ -1,7 +1,7 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstreams (OPENAI_API_KEY and ANTHROPIC_API_KEY are
 // secrets), edge execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links'
-// lifetime), and the perimeter: the deployment's hostnames and the browser origins /v1 and /mcp allow. Parsed once per isolate; a bad value is a clear 500-class config error,
+// lifetime), quotas (QUOTAS: quotas.ts), and the perimeter: the deployment's hostnames and the browser origins /v1 and /mcp allow. Parsed once per isolate; a bad value is a clear 500-class config error,
 // except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
 // reported by configReport (the log, GET /healthz).
 
@@ -11,6 +11,7 @@ import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
 import { parseServers, type Servers } from "./core/servers.ts";
 import type { Catalog } from "./core/catalog.ts";
 import type { UpstreamConfig } from "./chat/model-client.ts";
+import { parseQuotas, type Quotas } from "./quotas.ts";
 
 export interface Settings {
   catalogFile: string;
@@ -33,6 +34,8 @@ export interface Settings {
   allowedHosts: ReadonlySet<string>;
   /** AUDIT_ARGUMENTS=store keeps argument values in audit rows (default: digest and size only) */
   storeArguments: boolean;
+  /** per-tenant quotas (QUOTAS: worker/quotas.ts) */
+  quotas: Quotas;
   /** how long a connect link (per-user OAuth servers) stays valid, unused */
   connectLinkTtlMs: number;
   /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
@@ -137,6 +140,7 @@ export function settings(env: Env): Settings {
     mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
     allowedHosts: allowedHosts(String(env.ALLOWED_HOSTS ?? "")),
     connectLinkTtlMs: positive(env, "CONNECT_LINK_TTL_SECONDS", 600) * 1000,
+    quotas: parseQuotas(env.QUOTAS),
     secret: (name) => {
       const value: unknown = Reflect.get(env, name);
       return typeof value === "string" && value ? value : undefined;

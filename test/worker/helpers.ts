@@ -14,7 +14,10 @@ export const BASE = "https://toolsearch.test";
 // the API keys of the test deployment (vitest.config.ts gives the workers project API_KEYS)
 export const KEY_A = "test-key-tenant-a-000000";
 export const KEY_B = "test-key-tenant-b-000000";
-export const TEST_API_KEYS = JSON.stringify({ [KEY_A]: "tenant-a", [KEY_B]: "tenant-b" });
+// tenant-q and tenant-s: low quotas (wrangler.toml [env.test.vars.QUOTAS]), used by quotas.test.ts only
+export const KEY_Q = "test-key-tenant-q-000000";
+export const KEY_S = "test-key-tenant-s-000000";
+export const TEST_API_KEYS = JSON.stringify({ [KEY_A]: "tenant-a", [KEY_B]: "tenant-b", [KEY_Q]: "tenant-q", [KEY_S]: "tenant-s" });
 export const AUTH_A = { authorization: `Bearer ${KEY_A}` };
 export const AUTH_B = { authorization: `Bearer ${KEY_B}` };
 

@@ -22,6 +22,7 @@ export type ErrorCode =
   | "forbidden"
   | "not_executable"
   | "unavailable"
+  | "rate_limited"
   | "internal";
 
 const STATUS: Record<ErrorCode, number> = {
@@ -44,6 +45,7 @@ const STATUS: Record<ErrorCode, number> = {
   forbidden: 403,
   not_executable: 409,
   unavailable: 503,
+  rate_limited: 429,
   internal: 500,
 };
 
@@ -63,4 +65,13 @@ export class ToolsearchError extends Error {
 
 export function isToolsearchError(e: unknown): e is ToolsearchError {
   return e instanceof ToolsearchError;
+}
+
+/** A quota reached (worker/quotas.ts): a 429, and `retry-after` says in how many seconds the window ends. */
+export class RateLimited extends ToolsearchError {
+  readonly retryAfter: number;
+  constructor(message: string, retryAfter: number) {
+    super("rate_limited", message);
+    this.retryAfter = Math.max(1, Math.ceil(retryAfter));
+  }
 }

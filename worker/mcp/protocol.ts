@@ -21,7 +21,9 @@ export class RpcError extends ToolsearchError {
 
 /** JSON-RPC's error shape for every error on /mcp (index.ts's one handler calls this). */
 export function rpcErrorResponse(err: ToolsearchError): Response {
-  const code = err instanceof RpcError ? err.rpcCode : err.status === 404 ? -32001 : err.status >= 500 ? -32603 : -32600;
+  // -32000: a server error of the implementation's own (a quota reached: the HTTP 429 and retry-after say when to retry)
+  const code =
+    err instanceof RpcError ? err.rpcCode : err.status === 404 ? -32001 : err.status >= 500 ? -32603 : err.status === 429 ? -32000 : -32600;
   return json({ jsonrpc: "2.0", id: null, error: { code, message: err.message } }, err.status);
 }
 

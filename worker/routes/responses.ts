@@ -44,7 +44,7 @@ async function create(c: RouteContext): Promise<Response> {
     if ("tooLong" in thread)
       throw new ToolsearchError(
         "payload_too_large",
-        `previous_response_id: the conversation it continues holds ${thread.tooLong} bytes, over the ${MAX_THREAD_BYTES}-byte bound of a replayed chain; send the input yourself, or start a new conversation`,
+        `previous_response_id: the conversation it continues holds at least ${thread.tooLong} bytes, over the ${MAX_THREAD_BYTES}-byte bound of a replayed chain; send the input yourself, or start a new conversation`,
       );
     history = thread.messages;
   }

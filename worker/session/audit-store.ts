@@ -56,6 +56,11 @@ function undelivered(sql: SqlStorage, limit: number): AuditRow[] {
     .toArray();
 }
 
+/** Drop rows D1 already has that are older than `cutoff` (ms since 1970): QUOTAS.auditRetentionDays. */
+export function pruneDelivered(sql: SqlStorage, cutoff: number): void {
+  sql.exec("DELETE FROM audit WHERE delivered = 1 AND at < ?", cutoff);
+}
+
 export function outboxSize(sql: SqlStorage): number {
   return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit WHERE delivered = 0 AND outcome != 'started'").one().n;
 }

@@ -26,9 +26,10 @@ import { liveRules, type LiveRules } from "../core/gate.ts";
 import { issuedFor } from "./ids.ts";
 import { principalScope } from "../auth.ts";
 import { ByteBoundedCache } from "./frozen-cache.ts";
+import { admit, type QuotaContext } from "./quota-client.ts";
 
 /** What reaching a session needs of a request: who calls, the bindings, and where it came in. */
-export type SessionContext = Pick<RouteContext, "env" | "tenant" | "user"> & Partial<Pick<RouteContext, "url">>;
+export type SessionContext = Pick<RouteContext, "env" | "tenant" | "user" | "key"> & Partial<Pick<RouteContext, "url">>;
 
 export const SESSION_ID_RE = /^ses_[A-Za-z0-9_-]{32}$/;
 
@@ -56,12 +57,15 @@ export class SessionClient {
   private readonly origin?: string;
   /** the deployment's rules now, for the object's tool gate (core/gate.ts): sent with every use */
   private readonly rules: LiveRules;
+  /** who counts a new session against its key's quota (quota-client.ts) */
+  private readonly quota: QuotaContext;
 
   private constructor(c: SessionContext, id: string) {
     this.id = id;
     this.origin = c.url?.origin;
     this.key = `${principalScope(c)}/${id}`;
     this.rules = liveRules(settings(c.env).policy, c.tenant);
+    this.quota = { env: c.env, tenant: c.tenant, key: c.key };
     // a stub does not wake its object; `stub()` is what reaches it, after the id's check
     this.target = c.env.SESSIONS.getByName(`${c.tenant}/${id}`);
     this.issued = frozenCache.has(this.key)
@@ -105,8 +109,9 @@ export class SessionClient {
     return frozenCache.get(this.key) ?? (await this.state());
   }
 
-  /** Store a new session; null when this object already holds one. */
+  /** Store a new session, counted against the key's sessions an hour; null when this object already holds one. */
   async create(init: SessionInit): Promise<SessionState | null> {
+    await admit(this.quota, "sessions");
     const state = await (await this.stub()).create(init);
     return state && this.remember(state);
   }

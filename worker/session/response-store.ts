@@ -5,8 +5,8 @@
 // the upstream still gets the whole conversation, byte for byte as a client replaying it would.
 // The response is kept without its tools' definitions (a client sends its tools with every request
 // anyway; 191 MCP tools are about 280 KB, which every row would repeat), and the messages in a
-// column of their own, so walking a chain parses only what it needs. Bounded per session: the
-// oldest rows go first; a replayed chain is bounded in bytes (MAX_THREAD_BYTES).
+// column of their own, so walking a chain parses only what it needs. Bounded per session
+// (QUOTAS.responsesPerSession): the oldest rows go first; a replayed chain is bounded in bytes (MAX_THREAD_BYTES).
 
 import type { ChatMessage } from "../core/chat.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
@@ -14,9 +14,6 @@ import type { ResponseObject } from "../responses/shapes.ts";
 export const RESPONSES_SCHEMA = `
   CREATE TABLE IF NOT EXISTS responses (
     id TEXT PRIMARY KEY, previous TEXT, response TEXT NOT NULL, messages TEXT NOT NULL, seq INTEGER NOT NULL);`;
-
-/** responses a session keeps (and the longest chain previous_response_id follows) */
-export const MAX_RESPONSES = 1000;
 
 export interface StoredResponse {
   response: ResponseObject;
@@ -43,7 +40,8 @@ export class ResponseStore {
     this.sql = sql;
   }
 
-  put(stored: StoredResponse): void {
+  /** Store a response; past `keep` (QUOTAS.responsesPerSession, 0: no limit) the oldest go. */
+  put(stored: StoredResponse, keep: number): void {
     const seq = (this.sql.exec<{ n: number | null }>("SELECT MAX(seq) AS n FROM responses").one().n ?? 0) + 1;
     const { response, messages } = stored;
     this.sql.exec(
@@ -54,7 +52,7 @@ export class ResponseStore {
       JSON.stringify(messages),
       seq,
     );
-    this.sql.exec("DELETE FROM responses WHERE seq <= ?", seq - MAX_RESPONSES);
+    if (keep > 0) this.sql.exec("DELETE FROM responses WHERE seq <= ?", seq - keep);
   }
 
   /** The stored response (its tools not kept: `tools` is empty), or null. */
@@ -67,15 +65,17 @@ export class ResponseStore {
   thread(id: string): ResponseThread | null {
     const chain: string[] = [];
     let bytes = 0;
-    for (let next: string | null = id; next !== null && chain.length < MAX_RESPONSES;) {
+    const seen = new Set<string>();
+    for (let next: string | null = id; next !== null && !seen.has(next);) {
+      seen.add(next);
       const r: Link | undefined = this.sql.exec<Link>("SELECT previous, messages FROM responses WHERE id = ?", next).toArray()[0];
       if (!r) return null;
       bytes += r.messages.length;
+      // parsed only when it is sent: an over-long chain costs no more than reading past the bound
+      if (bytes > MAX_THREAD_BYTES) return { tooLong: bytes };
       chain.push(r.messages);
       next = r.previous;
     }
-    // parsed only when it is sent: an over-long chain costs no more than reading it
-    if (bytes > MAX_THREAD_BYTES) return { tooLong: bytes };
     return { messages: chain.reverse().flatMap((m) => JSON.parse(m) as ChatMessage[]) };
   }
 

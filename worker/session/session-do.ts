@@ -22,7 +22,9 @@ import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { toolGate, type Gate, type LiveRules } from "../core/gate.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { listSessionAudit, Outbox, outboxSize, workerCalls } from "./audit-store.ts";
+import { listSessionAudit, Outbox, outboxSize, pruneDelivered, workerCalls } from "./audit-store.ts";
+import { retentionCutoff } from "../quotas.ts";
+import { QuotaRole } from "./quota-role.ts";
 import { SessionAlarm } from "./alarm.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
 import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
@@ -42,6 +44,7 @@ export class SessionDO extends DurableObject<Env> {
   /** whether the schema exists (schema.ts): an object only ever read or probed must not get storage */
   private hasSchema = hasSchema(this.sql);
   private readonly store = new SessionStore(this.sql, () => this.hasSchema, this.ctx.id.name?.split("/")[0] ?? "");
+  private readonly quotas = () => settings(this.env).quotas.forTenant(this.tenant);
   private readonly servers = new ServerSessions(this.sql);
   private readonly responses = new ResponseStore(this.sql);
   private readonly links = new ResourceLinks(this.sql);
@@ -49,6 +52,9 @@ export class SessionDO extends DurableObject<Env> {
   private readonly calls = new CallsInFlight(() => this.sql);
   private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
   private role?: PrincipalRole;
+  private quotaRole?: QuotaRole;
+  /** the tenant in the object's name (`<tenant>/<id>`): its quotas hold here */
+  private readonly tenant = this.ctx.id.name?.split("/")[0] ?? "";
   /** the session principal's tokens, held a few seconds (token-cache.ts) */
   private readonly tokens = new TokenCache(this.env, () => this.store.init());
 
@@ -139,7 +145,7 @@ export class SessionDO extends DurableObject<Env> {
   /** Store a response (Responses endpoint); false if the session does not exist. */
   putResponse(stored: StoredResponse): boolean {
     if (!this.store.row()) return false;
-    this.responses.put(stored);
+    this.responses.put(stored, this.quotas().responsesPerSession);
     return true;
   }
 
@@ -248,6 +254,11 @@ export class SessionDO extends DurableObject<Env> {
     return outcome;
   }
 
+  /** The quota role, for an object named `quota:<tenant>/<key id>` only (quota-role.ts). */
+  quota(): QuotaRole {
+    return (this.quotaRole ??= new QuotaRole(this.ctx.storage));
+  }
+
   /** The principal role, for an object named `principal:<tenant>/<user>` only (accounts/principal-role.ts). */
   principal(): PrincipalRole {
     return (this.role ??= PrincipalRole.of(this.ctx.id.name, this.sql, this.env));
@@ -310,12 +321,24 @@ export class SessionDO extends DurableObject<Env> {
     return true;
   }
 
+  /** Audit rows D1 has and search events past the tenant's retention go (QUOTAS.auditRetentionDays). */
+  private prune(): void {
+    const cutoff = retentionCutoff(this.quotas().auditRetentionDays);
+    if (cutoff !== null)
+      this.ctx.storage.transactionSync(() => {
+        pruneDelivered(this.sql, cutoff);
+        this.store.pruneEvents(cutoff);
+      });
+  }
+
   async alarm(): Promise<void> {
     // alarms may fire more than once: delivery is idempotent, and expiry checks the clock
     this.wake.fired();
+    if (QuotaRole.is(this.ctx.id.name)) return this.quota().expire();
     if (!this.hasSchema) return void (await this.ctx.storage.deleteAll()); // an object that only ever got probed
     this.calls.settle();
     await this.kickDelivery();
+    this.prune();
     const r = this.store.row();
     if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
     if (!(await this.dropIfEmpty())) await this.schedule();

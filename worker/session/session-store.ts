@@ -176,6 +176,11 @@ export class SessionStore {
     return { activations, searches: this.events(), splices };
   }
 
+  /** Drop search events older than `cutoff` (ms since 1970): QUOTAS.auditRetentionDays. */
+  pruneEvents(cutoff: number): void {
+    if (this.exists()) this.sql.exec("DELETE FROM events WHERE at < ?", cutoff);
+  }
+
   /** Forget the session's own tables (the object clears its other stores with it). */
   clear(): void {
     for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
