@@ -3,22 +3,31 @@
 // surface (ttlMs / cacheScope, the same bytes for every request and client), finds a tool with
 // toolSearch and runs it with callTool on server-everything; the audit rows name the client from
 // `_meta`; progress comes through. The v1 client on 2025-11-25 keeps its session, and its rows name its client too.
+// Upstream MCP sessions are per client and per end user (M9): the fixture server's counter, kept
+// per MCP session, shows which clients share one.
 // Real Durable Objects and D1, the Worker's fetch.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
-import { AUTH_A, AUTH_B, BASE, d1Rows, type Json } from "./helpers.ts";
-import { audit, connect, gateway, textOf } from "./mcp-rig.ts";
+import { AUTH_A, AUTH_B, BASE, d1Rows, EDGE, KEY_A, type Json } from "./helpers.ts";
+import { audit, connect, gateway, rpc, textOf } from "./mcp-rig.ts";
 
-async function modern(name: string, mode: "pin" | "auto" = "pin", auth = AUTH_A, query = "") {
+async function modern(
+  name: string,
+  mode: "pin" | "auto" = "pin",
+  auth: Record<string, string> = AUTH_A,
+  query = "",
+  vars = EDGE,
+  version = "2.4.0",
+) {
   const seen: Array<{ method: string; status: number; sessionId: string | null }> = [];
   const fetch = async (u: string | URL | Request, init?: RequestInit) => {
-    const res = await gateway()(u, init);
+    const res = await gateway(vars)(u, init);
     const body = typeof init?.body === "string" ? (JSON.parse(init.body) as Json) : {};
     seen.push({ method: body.method ?? init?.method ?? "GET", status: res.status, sessionId: res.headers.get("mcp-session-id") });
     return res;
   };
   const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp?${query}`), { fetch, requestInit: { headers: auth } });
-  const client = new Client({ name, version: "2.4.0" }, { versionNegotiation: { mode: mode === "auto" ? "auto" : { pin: "2026-07-28" } } });
+  const client = new Client({ name, version }, { versionNegotiation: { mode: mode === "auto" ? "auto" : { pin: "2026-07-28" } } });
   await client.connect(transport);
   return { client, seen };
 }
@@ -119,5 +128,50 @@ describe("MCP 2026-07-28: the v2 client", () => {
     await client.callTool({ name: "callTool", arguments: { name: "mcp__everything__echo", arguments: { message: "v1" } } });
     const rows = (await audit(id)).filter((e) => e.type === "call");
     expect(rows.map((e) => [e.tool, e.outcome, e.client])).toEqual([["mcp__everything__echo", "ok", "mcp-test/1.0.0"]]);
+  });
+});
+
+describe("MCP 2026-07-28: upstream MCP sessions per client and per end user (M9)", () => {
+  // the fixture's counter_add returns the total of the MCP session it runs in
+  const add = async (client: Client) =>
+    textOf(await client.callTool({ name: "callTool", arguments: { name: "mcp__fixture__counter_add", arguments: { n: 1 } } }));
+
+  it("two clients of one key get their own upstream session; the same client again gets its own back", async () => {
+    const a = await modern("m9-client-a");
+    const b = await modern("m9-client-b");
+    expect(await add(a.client)).toBe("total: 1");
+    expect(await add(b.client)).toBe("total: 1");
+    // another instance of client a (same clientInfo) continues a's upstream session
+    const a2 = await modern("m9-client-a");
+    expect(await add(a2.client)).toBe("total: 2");
+    expect(await add(b.client)).toBe("total: 2");
+    // the client's version is part of its identity: another version starts afresh
+    const next = await modern("m9-client-a", "pin", AUTH_A, "", EDGE, "2.5.0");
+    expect(await add(next.client)).toBe("total: 1");
+    // tools/list stays the same bytes for every client
+    expect(JSON.stringify(await a.client.listTools())).toBe(JSON.stringify(await b.client.listTools()));
+  });
+
+  it("x-toolsearch-user from an assertsUser key keeps end users apart with the same client", async () => {
+    const BACKEND = "m9-backend-key-000000000";
+    const vars = { ...EDGE, API_KEYS: JSON.stringify({ [KEY_A]: "tenant-a", [BACKEND]: { tenant: "tenant-a", assertsUser: true } }) };
+    const as = (user: string) => ({ authorization: `Bearer ${BACKEND}`, "x-toolsearch-user": user });
+    const u1 = await modern("m9-app", "pin", as("m9-u1"), "", vars);
+    const u2 = await modern("m9-app", "pin", as("m9-u2"), "", vars);
+    expect(await add(u1.client)).toBe("total: 1");
+    expect(await add(u2.client)).toBe("total: 1");
+    expect(await add(u1.client)).toBe("total: 2");
+  });
+
+  it("requests without clientInfo share the principal's one session, as before", async () => {
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "callTool" };
+    const call = async (id: number) => {
+      const params = { name: "callTool", arguments: { name: "mcp__fixture__counter_add", arguments: { n: 1 } }, _meta: meta };
+      const r = await rpc({ jsonrpc: "2.0", id, method: "tools/call", params }, headers);
+      return Number(/^total: (\d+)$/.exec(textOf(r.messages.at(-1)!.result))![1]);
+    };
+    const first = await call(1);
+    expect(await call(2)).toBe(first + 1);
   });
 });

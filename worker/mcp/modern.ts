@@ -38,7 +38,7 @@ const invalid = (e: unknown) => (e instanceof InvalidParams ? new ProtocolError(
 
 /** Answer one 2026-07-28 request (`body` already read and parsed). */
 export async function serveModern(c: RouteContext, body: unknown): Promise<Response> {
-  const { session, init, cat } = await stableSession(c);
+  const { session, init, cat } = await stableSession(c, body);
   const factory = () => {
     const server = new Server(
       { name: "toolsearch", title: `toolsearch gateway (${cat.label})`, version: cat.catalog.version },

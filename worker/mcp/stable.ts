@@ -1,14 +1,21 @@
 // The toolsearch session behind a 2026-07-28 MCP client, which has no protocol session: the
 // tenant's stable view. Its tools/list depends only on the URL options, the tenant and the
-// deployment (catalog, POLICY, SERVERS), never on earlier calls (the revision's MUST), so it is the
-// `proxy` surface (toolSearch + callTool; `?activation=inject` does not apply) and needs no
-// handle: callTool takes the name of any offered tool. Requests that resolve to the same frozen
-// fields share one session object, named by a hash of those fields (a new catalog or policy is a
-// new object): it keeps the kept-alive upstream MCP sessions and the audit rows, each naming the
-// client from the request's `_meta` clientInfo. The view is computed in the isolate, so tools/list
-// and server/discover touch no storage; the object is created on its first call (and again after
+// deployment (catalog, POLICY, SERVERS), never on earlier calls or on the client (the revision's
+// MUST), so it is the `proxy` surface (toolSearch + callTool; `?activation=inject` does not apply)
+// and needs no handle: callTool takes the name of any offered tool. The view is computed in the
+// isolate, so tools/list and server/discover touch no storage. The session object behind it, with
+// the kept-alive upstream MCP sessions and the audit rows, is named by a hash of the principal
+// (tenant and user: a key's user or an assertsUser key's x-toolsearch-user), the frozen fields (a
+// new catalog or policy is a new object) and the client the request's `_meta` clientInfo names
+// (name and version; the revision gives no instance id and no end-user field): two clients of one
+// key never share upstream MCP sessions (M9). clientInfo is self-reported, so it keeps a key's
+// clients apart but proves nothing: end users who must not reach each other's sessions need a key
+// (or an x-toolsearch-user) each. A request without clientInfo gets the object of old, shared by
+// every such request of the principal. The object is created on its first call (and again after
 // its idle expiry).
 
+import { CLIENT_INFO_META_KEY } from "@modelcontextprotocol/server";
+import { z } from "zod";
 import { principalScope } from "../auth.ts";
 import { canonicalJson, sha256Hex } from "../core/canonical.ts";
 import { ToolsearchError } from "../core/errors.ts";
@@ -25,17 +32,38 @@ export const MODERN_VERSION = "2026-07-28";
 
 interface StableView {
   settings: Settings;
+  /** the hash of the frozen fields, which the object ids of the view's clients are derived from */
+  fields: string;
   init: SessionInit & { mcp: McpSession["mcp"] };
   cat: LoadedCatalog;
 }
 
-// per isolate: views by tenant and options, and the objects known to hold their session
+// per isolate: views by principal and options, object ids by view and client, and the objects known to exist
 const views = new Map<string, StableView>();
+const clientIds = new Map<string, string>();
 const created = new Set<string>();
 const MAX = 1000;
 
-/** The stable view for this request's tenant and URL options. */
-export async function stableSession(c: RouteContext): Promise<{ session: McpSession; init: SessionInit; cat: LoadedCatalog }> {
+const Envelope = z.object({
+  params: z.object({ _meta: z.object({ [CLIENT_INFO_META_KEY]: z.object({ name: z.string(), version: z.string().optional() }) }) }),
+});
+
+/**
+ * The client a 2026-07-28 request names in its `_meta` (a hash of its name and version, so the
+ * per-isolate map below holds short keys whatever a client sends), or "" when it names none.
+ */
+export async function clientIdentity(body: unknown): Promise<string> {
+  const r = Envelope.safeParse(body);
+  if (!r.success) return "";
+  const { name, version } = r.data.params._meta[CLIENT_INFO_META_KEY];
+  return sha256Hex(canonicalJson({ name, version: version ?? "" }));
+}
+
+/** The stable view for this request's principal and URL options, and its client's session object. */
+export async function stableSession(
+  c: RouteContext,
+  body?: unknown,
+): Promise<{ session: McpSession; init: SessionInit; cat: LoadedCatalog }> {
   const cfg = settings(c.env);
   const req = { ...(await mcpSessionRequest(c, { protocolVersion: MODERN_VERSION })), activation: "proxy" as const };
   const key = `${principalScope(c)}\u0000${canonicalJson(req)}`;
@@ -44,13 +72,28 @@ export async function stableSession(c: RouteContext): Promise<{ session: McpSess
     const { init, cat } = await sessionInit(c, req, "");
     if (!init.mcp) throw new ToolsearchError("not_executable", "the MCP gateway needs SERVERS: no server can run its tools");
     const { id: _, ...fields } = init;
-    const id = await keyedSessionId(c, `mcp-stable\u0000${await sha256Hex(canonicalJson(fields))}`);
-    view = { settings: cfg, init: { ...init, id, mcp: init.mcp }, cat };
+    const hash = await sha256Hex(canonicalJson(fields));
+    const id = await keyedSessionId(c, `mcp-stable\u0000${hash}`);
+    view = { settings: cfg, fields: hash, init: { ...init, id, mcp: init.mcp }, cat };
     if (views.size >= MAX) views.delete(views.keys().next().value!);
     views.set(key, view);
   }
   c.setCatalogLabel(view.cat.label);
-  return { session: { ...view.init, createdAt: 0, activations: [] }, init: view.init, cat: view.cat };
+  const init = { ...view.init, id: await clientObjectId(c, view, await clientIdentity(body)) };
+  return { session: { ...init, createdAt: 0, activations: [] }, init, cat: view.cat };
+}
+
+/** The object id of the view for one client: the view's own without a client (as before M9). */
+async function clientObjectId(c: RouteContext, view: StableView, client: string): Promise<string> {
+  if (!client) return view.init.id;
+  const key = `${view.init.id}\u0000${client}`; // the view's id names the principal and the fields
+  let id = clientIds.get(key);
+  if (!id) {
+    id = await keyedSessionId(c, `mcp-stable\u0000${view.fields}\u0000client\u0000${client}`);
+    if (clientIds.size >= MAX) clientIds.delete(clientIds.keys().next().value!);
+    clientIds.set(key, id);
+  }
+  return id;
 }
 
 /**
