@@ -4,12 +4,12 @@
 // cancellation), malformed percent-encoding in a path (through the one handler, after the key
 // check), reads or probes of unknown or foreign ids (no Durable Object storage appears), and an
 // empty object an older version left, cleaned when its alarm fires.
-import { listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { migrate } from "../../worker/session/schema.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { call, callTool, callWith, d1Rows, EDGE, edgeSession, fixture, upstreamOf, type Json } from "./helpers.ts";
+import { call, callTool, callWith, d1Rows, EDGE, edgeSession, fixture, storedObjects, upstreamOf, type Json } from "./helpers.ts";
 
 const sessionAudit = async (id: string) => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500`)).body.events as Json[];
 
@@ -81,7 +81,7 @@ describe("cancellation", () => {
 describe("no state from refused or foreign requests", () => {
   it("probing unknown and foreign ids, and a refused initialize, leave no Durable Object with storage", async () => {
     const mine = await edgeSession();
-    const before = (await listDurableObjectIds(env.SESSIONS)).length;
+    const before = await storedObjects();
     const unknown = `ses_${"Q".repeat(32)}`;
     const probes: Array<[string, string, unknown?]> = [
       ["GET", `/v1/sessions/${unknown}`],
@@ -116,7 +116,7 @@ describe("no state from refused or foreign requests", () => {
       [406, null],
       [415, null],
     ]);
-    expect((await listDurableObjectIds(env.SESSIONS)).length).toBe(before);
+    expect(await storedObjects()).toBe(before);
   });
 
   it("an empty object left by an older version (tables, no session, an alarm) drops its storage when the alarm fires", async () => {

@@ -99,6 +99,21 @@ export const search = (id: string, query: unknown, limit?: number) =>
 export const promptOf = async (id: string, format = "openai") =>
   (await call("GET", `/v1/sessions/${id}/prompt?format=${format}`)).body as Json;
 
+/**
+ * How many objects of the namespace hold storage, leaving out the test keys' quota counters: a
+ * key's first request makes its counter (worker/session/quota-role.ts), which is not session state.
+ */
+export async function storedObjects(): Promise<number> {
+  const { listDurableObjectIds } = await import("cloudflare:test");
+  const counters = new Set<string>();
+  for (const [key, tenant] of Object.entries(JSON.parse(TEST_API_KEYS) as Record<string, string>)) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)));
+    const id = [...digest.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    counters.add(env.SESSIONS.idFromName(`quota:${tenant}/${id}`).toString());
+  }
+  return (await listDurableObjectIds(env.SESSIONS)).filter((id) => !counters.has(id.toString())).length;
+}
+
 /** The Durable Object of a session, named as the Worker names it: `<tenant>/<id>`. */
 export const sessionObject = (id: string, tenant = "tenant-a") => env.SESSIONS.getByName(`${tenant}/${id}`);
 

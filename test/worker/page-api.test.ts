@@ -3,13 +3,13 @@
 // decision a new session of the caller's tenant freezes, listing form and access rules included,
 // and nothing stored), a session's history (searches, activations, splices written by the chat
 // endpoint) and the words each search result matched.
-import { createExecutionContext, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
 import { verifyCatalog, type Catalog } from "../../worker/core/catalog.ts";
 import worker from "../../worker/index.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, type Json } from "./helpers.ts";
+import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, storedObjects, type Json } from "./helpers.ts";
 
 /** A request without a key, its body as text (the page's files are not JSON). */
 async function open(path: string) {
@@ -105,10 +105,10 @@ describe("GET /v1/catalog/policy", () => {
   /** The preview and a new session for the same fields and key: the same frozen decision. */
   async function previewThenCreate(fields: Record<string, unknown>, vars: Record<string, unknown> = {}, auth = AUTH_A) {
     const q = new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)]));
-    const before = (await listDurableObjectIds(env.SESSIONS)).length;
+    const before = await storedObjects();
     const preview = await callWith(vars, "GET", `/v1/catalog/policy?${q}`, undefined, auth);
     expect(preview.status, JSON.stringify(fields)).toBe(200);
-    expect((await listDurableObjectIds(env.SESSIONS)).length, "the preview stores nothing").toBe(before);
+    expect(await storedObjects(), "the preview stores nothing").toBe(before);
     const session = await callWith(vars, "POST", "/v1/sessions", fields, auth);
     expect(session.status, JSON.stringify(fields)).toBe(201);
     const p = preview.body;
