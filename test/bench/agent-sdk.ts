@@ -5,8 +5,6 @@
 // deferred, one session serves the conversation, and each request extends the previous one.
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, jsonSchema, stepCountIs, tool, type ModelMessage, type ToolSet } from "ai";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import type { CatalogTool } from "../../worker/core/catalog.ts";
 import type { ScriptedLLM } from "../fixtures/scripted-llm.ts";
 
@@ -34,11 +32,8 @@ export interface SdkTarget {
   persist?: string;
 }
 
-export async function sessionObjects(persist: string | undefined): Promise<number> {
-  if (!persist) return 0;
-  const files = await readdir(join(persist, "v3/do/toolsearch-SessionDO")).catch(() => []);
-  return files.filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").length;
-}
+export { sessionObjects } from "../fixtures/session-objects.ts";
+import { sessionObjects } from "../fixtures/session-objects.ts";
 
 export async function aiSdkConversation(
   target: SdkTarget,

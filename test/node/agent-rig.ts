@@ -1,12 +1,11 @@
 // The agent endpoint's end-to-end rig: the scripted upstream model, the Worker in workerd
 // (wrangler dev, the demo catalog, real Durable Objects) pointed at it, and the real `openai`
 // client; plus the checks the agent tests share. `useAgentRig()` registers the hooks.
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { startScriptedLLM, type Recorded, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
+import { sessionObjects as countSessions } from "../fixtures/session-objects.ts";
 import { tempDir } from "./helpers.ts";
 
 export const KEY = "agent-test-key-0123456789";
@@ -85,10 +84,7 @@ export function expectAppendOnly(reqs: Recorded[]) {
 }
 
 /** How many session objects (Durable Objects) the Worker has used so far. */
-export async function sessionObjects(rig: Rig): Promise<number> {
-  const files = await readdir(join(rig.persist, "v3/do/toolsearch-SessionDO")).catch(() => []);
-  return files.filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite").length;
-}
+export const sessionObjects = (rig: Rig): Promise<number> => countSessions(rig.persist);
 
 export const toolResult = (id: string, content: string): Msg => ({ role: "tool", tool_call_id: id, content });
 export const names = (r: Recorded) => (r.body.tools ?? []).map((t) => t.function.name);
