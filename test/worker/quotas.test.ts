@@ -12,7 +12,8 @@ import { parseQuotas } from "../../worker/quotas.ts";
 import type { ResponseObject } from "../../worker/responses/shapes.ts";
 import { newResponseId } from "../../worker/responses/shapes.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_A, call, callWith, EDGE, KEY_Q, KEY_S } from "./helpers.ts";
+import { leaseSize } from "../../worker/session/quota-client.ts";
+import { AUTH_A, AUTH_B, call, callWith, EDGE, KEY_B, KEY_Q, KEY_S } from "./helpers.ts";
 
 const AUTH_Q = { authorization: `Bearer ${KEY_Q}` };
 const AUTH_S = { authorization: `Bearer ${KEY_S}` };
@@ -64,28 +65,50 @@ describe("requests per key per minute", () => {
     expect((await call("GET", "/v1/catalog", undefined, AUTH_A)).status).toBe(200);
   });
 
-  it("counts in fixed windows: the limit, a refusal that takes nothing, and the next window open again", async () => {
+  it("counts in fixed windows: blocks up to the limit, a refusal that takes nothing, and the next window open again", async () => {
     const quota = env.SESSIONS.getByName(`quota:tenant-x/${crypto.randomUUID()}`).quota();
     const t0 = 1_800_000_000_000; // a minute's start
-    const answers = [];
-    for (let i = 0; i < 4; i++) answers.push(await quota.take("requests", 3, 60_000, t0 + 10_000 + i));
-    expect(answers.map((a) => a.ok)).toEqual([true, true, true, false]);
-    expect(answers[3]).toMatchObject({ ok: false, used: 3, retryAfter: 49.997 });
-    expect(await quota.take("requests", 3, 60_000, t0 + 59_999)).toMatchObject({ ok: false, used: 3 });
-    expect(await quota.take("requests", 3, 60_000, t0 + 60_000)).toEqual({ ok: true });
+    const ends = t0 + 60_000;
+    expect(await quota.take("requests", 5, 60_000, 2, t0 + 10_000)).toEqual({ granted: 2, used: 0, ends });
+    expect(await quota.take("requests", 5, 60_000, 2, t0 + 10_001)).toEqual({ granted: 2, used: 2, ends });
+    // the last unit: a block is cut to what is left
+    expect(await quota.take("requests", 5, 60_000, 2, t0 + 10_002)).toEqual({ granted: 1, used: 4, ends });
+    expect(await quota.take("requests", 5, 60_000, 1, t0 + 59_999)).toEqual({ granted: 0, used: 5, ends });
+    expect(await quota.take("requests", 5, 60_000, 1, t0 + 59_999)).toEqual({ granted: 0, used: 5, ends });
+    expect(await quota.take("requests", 5, 60_000, 1, t0 + 60_000)).toEqual({ granted: 1, used: 0, ends: ends + 60_000 });
     // another kind has its own window
-    expect(await quota.take("sessions", 1, 3_600_000, t0 + 60_001)).toEqual({ ok: true });
+    expect(await quota.take("sessions", 1, 3_600_000, 1, t0 + 60_001)).toMatchObject({ granted: 1, used: 0 });
+  });
+
+  it("a large limit is leased in blocks: 50 requests cost the key's counter one call, and the window's count never passes the limit", async () => {
+    // tenant-a has the defaults: 60,000 a minute, leased 100 at a time (1%)
+    await clearOfBoundary(60_000);
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(KEY_B)));
+    const keyId = [...digest.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const counter = env.SESSIONS.getByName(`quota:tenant-b/${keyId}`);
+    const used = () =>
+      runInDurableObject(
+        counter,
+        (_o: SessionDO, state) =>
+          state.storage.sql.exec<{ used: number }>("SELECT used FROM quota_windows WHERE kind = 'requests'").toArray()[0]?.used ?? 0,
+      );
+    const statuses = new Set<number>();
+    for (let i = 0; i < 50; i++) statuses.add((await call("GET", "/v1/catalog", undefined, AUTH_B)).status);
+    expect([...statuses]).toEqual([200]);
+    expect(await used()).toBe(leaseSize(60_000));
+    expect(leaseSize(60_000)).toBe(100);
+    expect(leaseSize(8)).toBe(1);
   });
 
   it("the quota object keeps nothing once its windows have ended", async () => {
     const stub = env.SESSIONS.getByName(`quota:tenant-x/${crypto.randomUUID()}`);
-    expect(await stub.quota().take("requests", 5, 60_000)).toEqual({ ok: true });
+    expect(await stub.quota().take("requests", 5, 60_000)).toMatchObject({ granted: 1 });
     const alarm = await runInDurableObject(stub, (_o: SessionDO, state) => state.storage.getAlarm());
     expect(alarm).toBeGreaterThan(Date.now());
     expect(alarm).toBeLessThanOrEqual(Date.now() + 60_000);
     // the alarm, run now, finds the window still open and keeps the count
     await runDurableObjectAlarm(stub);
-    expect(await stub.quota().take("requests", 1, 60_000)).toMatchObject({ ok: false });
+    expect(await stub.quota().take("requests", 1, 60_000)).toMatchObject({ granted: 0, used: 1 });
     // once the window ended (its end moved into the past), the alarm drops the storage
     await runInDurableObject(stub, (_o: SessionDO, state) => state.storage.sql.exec("UPDATE quota_windows SET ends = 1"));
     await runDurableObjectAlarm(stub);

@@ -1,8 +1,9 @@
 // The quota role of SessionDO: the Durable Object named `quota:<tenant>/<key id>` counts one API
 // key's requests and new sessions in fixed windows (a minute, an hour), in its SQLite. One object
-// per key is the platform's own counter: every isolate's requests with that key reach it, so the
-// count is exact, with no counter in isolate memory. take() is one synchronous read-and-write, so
-// concurrent requests can never both take the last unit. The object keeps its storage only while
+// per key is the platform's own counter: every isolate's units for that key come from it, so no
+// window ever grants more than its limit. take() grants a block of units (an isolate's lease,
+// quota-client.ts) in one synchronous read-and-write, so concurrent takers can never both get the
+// last unit. The object keeps its storage only while
 // a window is open: its alarm, set to the end of the latest window, drops it (session-do.ts).
 // Its narrow RPC interface is take(); the Worker side is quota-client.ts.
 
@@ -10,8 +11,8 @@ import { RpcTarget } from "cloudflare:workers";
 
 export type QuotaKind = "requests" | "sessions";
 
-/** ok, or refused with the seconds until the window ends */
-export type QuotaAnswer = { ok: true } | { ok: false; retryAfter: number; used: number };
+/** units granted (0: refused), how many the window had used before, and when it ends (ms since 1970) */
+export type QuotaAnswer = { granted: number; used: number; ends: number };
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS quota_windows (kind TEXT PRIMARY KEY, started INTEGER NOT NULL, ends INTEGER NOT NULL, used INTEGER NOT NULL);`;
 
@@ -38,30 +39,31 @@ export class QuotaRole extends RpcTarget {
   }
 
   /**
-   * Take one unit of `kind` from the window of `windowMs` that `now` falls in, if fewer than
-   * `limit` were taken in it. A refusal takes nothing (a client that keeps retrying early does not
-   * push its own window back).
+   * Take up to `want` units of `kind` from the window of `windowMs` that `now` falls in, never past
+   * `limit` in it. A refusal (0 granted) takes nothing: a client that keeps retrying early does
+   * not push its own window back.
    */
-  async take(kind: QuotaKind, limit: number, windowMs: number, now = Date.now()): Promise<QuotaAnswer> {
+  async take(kind: QuotaKind, limit: number, windowMs: number, want = 1, now = Date.now()): Promise<QuotaAnswer> {
     const sql = this.table();
     const started = now - (now % windowMs);
+    const ends = started + windowMs;
     const answer = this.storage.transactionSync((): QuotaAnswer => {
       const row = sql.exec<{ started: number; used: number }>("SELECT started, used FROM quota_windows WHERE kind = ?", kind).toArray()[0];
       const used = row && row.started === started ? row.used : 0;
-      if (used >= limit) return { ok: false, retryAfter: (started + windowMs - now) / 1000, used };
-      sql.exec(
-        "INSERT OR REPLACE INTO quota_windows (kind, started, ends, used) VALUES (?, ?, ?, ?)",
-        kind,
-        started,
-        started + windowMs,
-        used + 1,
-      );
-      return { ok: true };
+      const granted = Math.max(0, Math.min(want, limit - used));
+      if (granted)
+        sql.exec(
+          "INSERT OR REPLACE INTO quota_windows (kind, started, ends, used) VALUES (?, ?, ?, ?)",
+          kind,
+          started,
+          ends,
+          used + granted,
+        );
+      return { granted, used, ends };
     });
     // the storage goes when the last open window ends (an alarm set later stays)
-    const end = started + windowMs;
     this.alarmAt ??= (await this.storage.getAlarm()) ?? 0;
-    if (this.alarmAt < end) await this.storage.setAlarm((this.alarmAt = end));
+    if (this.alarmAt < ends) await this.storage.setAlarm((this.alarmAt = ends));
     return answer;
   }
 
