@@ -3,12 +3,10 @@
 // kept-alive upstream MCP sessions, and the audit rows, written in the same transaction as the
 // state they describe (undelivered rows are the outbox to D1). State changes use synchronous
 // ctx.storage.sql in transactions, so concurrent calls cannot lose or duplicate an activation.
-// Calls are written ahead (calls-in-flight.ts). The schema is created with the session, never by
-// a read (schema.ts). One alarm serves the idle-session TTL and the outbox retry (the earlier of
-// the two). cancel(key) aborts the calls a caller named (its client went away; session/cancel.ts).
-// Deletion cancels every call in flight, closes the upstream sessions and removes everything but
-// undelivered audit rows, which stay until D1 has them; then the storage is dropped. An object
-// named `principal:<tenant>/<user>` is that user's upstream accounts instead (principal()).
+// Calls are written ahead (calls-in-flight.ts); cancel(key) aborts those a caller named. When the
+// storage goes (the one alarm, expiry, deletion, retention) is lifecycle.ts. Objects named
+// `principal:<tenant>/<user>` (a user's upstream accounts) and `quota:<tenant>/<key id>` (an API
+// key's counter) play other roles of the class: principal(), quota().
 
 import { DurableObject } from "cloudflare:workers";
 import { PrincipalRole } from "../accounts/principal-role.ts";
@@ -22,15 +20,14 @@ import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { toolGate, type Gate, type LiveRules } from "../core/gate.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
-import { listSessionAudit, Outbox, outboxSize, pruneDelivered, workerCalls } from "./audit-store.ts";
-import { retentionCutoff } from "../quotas.ts";
+import { listSessionAudit, Outbox, workerCalls } from "./audit-store.ts";
 import { QuotaRole } from "./quota-role.ts";
 import { SessionAlarm } from "./alarm.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
-import { closeServerSessions, executeCall, type CallContext, type CallOutcome } from "./execution.ts";
+import { executeCall, type CallContext, type CallOutcome } from "./execution.ts";
 import { ResourceLinks, serveResources } from "./resource-gate.ts";
 import { ResponseStore, type ResponseThread, type StoredResponse } from "./response-store.ts";
-import { hasSchema, migrate } from "./schema.ts";
+import { SessionLifecycle } from "./lifecycle.ts";
 import { ServerSessions } from "./server-sessions.ts";
 import { TokenCache } from "./token-cache.ts";
 import { SessionStore } from "./session-store.ts";
@@ -41,35 +38,40 @@ const SETTLE_AFTER_MS = 60_000;
 
 export class SessionDO extends DurableObject<Env> {
   private readonly sql = this.ctx.storage.sql;
-  /** whether the schema exists (schema.ts): an object only ever read or probed must not get storage */
-  private hasSchema = hasSchema(this.sql);
-  private readonly store = new SessionStore(this.sql, () => this.hasSchema, this.ctx.id.name?.split("/")[0] ?? "");
+  /** the tenant in the object's name (`<tenant>/<id>`): its quotas hold here */
+  private readonly tenant = this.ctx.id.name?.split("/")[0] ?? "";
+  private readonly store: SessionStore = new SessionStore(this.sql, () => this.life.hasSchema, this.tenant);
   private readonly quotas = () => settings(this.env).quotas.forTenant(this.tenant);
   private readonly servers = new ServerSessions(this.sql);
   private readonly responses = new ResponseStore(this.sql);
   private readonly links = new ResourceLinks(this.sql);
   private readonly wake = new SessionAlarm(this.ctx.storage);
   private readonly calls = new CallsInFlight(() => this.sql);
-  private readonly outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
+  private readonly outbox: Outbox = new Outbox(this.sql, this.env.AUDIT, () => this.schedule(), this.ctx);
+  /** the schema flag, the alarm's plan and work, deletion (lifecycle.ts) */
+  private readonly life: SessionLifecycle = new SessionLifecycle({
+    storage: this.ctx.storage,
+    env: this.env,
+    store: this.store,
+    servers: this.servers,
+    responses: this.responses,
+    calls: this.calls,
+    wake: this.wake,
+    outbox: () => this.outbox,
+    quotas: this.quotas,
+  });
   private role?: PrincipalRole;
   private quotaRole?: QuotaRole;
-  /** the tenant in the object's name (`<tenant>/<id>`): its quotas hold here */
-  private readonly tenant = this.ctx.id.name?.split("/")[0] ?? "";
   /** the session principal's tokens, held a few seconds (token-cache.ts) */
   private readonly tokens = new TokenCache(this.env, () => this.store.init());
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    if (this.hasSchema) {
-      this.migrate(); // tables a newer version adds
+    if (this.life.hasSchema) {
+      this.life.migrate(); // tables a newer version adds
       // rows still `started` belonged to an instance that is gone: their answer is lost
       if (this.calls.settle()) void this.schedule();
     }
-  }
-
-  private migrate(): void {
-    migrate(this.sql);
-    this.hasSchema = true;
   }
 
   /** Deliver the outbox to D1 now; on failure the alarm retries (with backoff). */
@@ -77,25 +79,15 @@ export class SessionDO extends DurableObject<Env> {
     return this.outbox.kick();
   }
 
-  /**
-   * The one alarm (alarm.ts): at or before the earlier of the session's expiry and the outbox's
-   * delivery (about a second after rows appear, so rows go to D1 in batches; longer after
-   * failures), or none when neither is left. An alarm already set earlier stays (its handler
-   * re-checks and moves it). Computed and issued with no await in between.
-   */
+  /** The alarm at the session's expiry or the outbox's delivery, whichever comes first (lifecycle.ts). */
   private schedule(): Promise<void> {
-    if (!this.hasSchema) return Promise.resolve();
-    const r = this.store.row();
-    if (!r) this.sql.exec("DELETE FROM audit WHERE delivered = 1");
-    const expiry = r ? r.last_used_at + r.ttl_ms : Infinity;
-    const retry = outboxSize(this.sql) ? Date.now() + Math.max(this.outbox.retryMs, 1000) : Infinity;
-    return this.wake.plan(Math.min(expiry, retry));
+    return this.life.schedule();
   }
 
   /** Create the session; false when this object already holds one (ids are never reused). */
   async create(init: SessionInit): Promise<SessionState | null> {
     if (this.store.row()) return null;
-    this.migrate();
+    this.life.migrate();
     const now = Date.now();
     this.store.insert(init, now);
     await this.wake.set(now + init.ttlMs);
@@ -290,57 +282,16 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /**
-   * Delete the session: cancel its calls in flight (the server is told; their rows end
-   * `cancelled`), close its upstream MCP sessions (HTTP DELETE), then remove everything it stored
-   * except audit rows D1 does not have yet. False if there was no session.
+   * Delete the session: cancel its calls in flight, close its upstream MCP sessions, remove
+   * everything but audit rows D1 does not have yet (lifecycle.ts). False if there was no session.
    */
-  async remove(): Promise<boolean> {
-    const init = this.store.init();
-    if (!init) return false;
-    this.calls.abortAll("the session was deleted");
-    await closeServerSessions(this.servers, settings(this.env), init.id);
-    this.ctx.storage.transactionSync(() => {
-      this.store.clear();
-      this.servers.clear();
-      this.responses.clear();
-      this.sql.exec("DELETE FROM audit WHERE delivered = 1");
-    });
-    if (outboxSize(this.sql)) await this.kickDelivery();
-    if (!(await this.dropIfEmpty())) await this.schedule();
-    return true;
-  }
-
-  /** Nothing left to keep (no session, no row D1 lacks, no call in flight): drop the storage. */
-  private async dropIfEmpty(): Promise<boolean> {
-    if (this.store.row() || this.calls.size) return false;
-    if (this.hasSchema && this.sql.exec("SELECT 1 FROM audit WHERE delivered = 0 LIMIT 1").toArray().length) return false;
-    // first: nothing that runs while deleteAll() is awaited may use the tables
-    this.hasSchema = false;
-    this.wake.dropped();
-    await this.ctx.storage.deleteAll(); // also the alarm
-    return true;
-  }
-
-  /** Audit rows D1 has and search events past the tenant's retention go (QUOTAS.auditRetentionDays). */
-  private prune(): void {
-    const cutoff = retentionCutoff(this.quotas().auditRetentionDays);
-    if (cutoff !== null)
-      this.ctx.storage.transactionSync(() => {
-        pruneDelivered(this.sql, cutoff);
-        this.store.pruneEvents(cutoff);
-      });
+  remove(): Promise<boolean> {
+    return this.life.remove();
   }
 
   async alarm(): Promise<void> {
-    // alarms may fire more than once: delivery is idempotent, and expiry checks the clock
     this.wake.fired();
     if (QuotaRole.is(this.ctx.id.name)) return this.quota().expire();
-    if (!this.hasSchema) return void (await this.ctx.storage.deleteAll()); // an object that only ever got probed
-    this.calls.settle();
-    await this.kickDelivery();
-    this.prune();
-    const r = this.store.row();
-    if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
-    if (!(await this.dropIfEmpty())) await this.schedule();
+    await this.life.alarm();
   }
 }
