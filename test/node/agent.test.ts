@@ -40,6 +40,12 @@ describe("POST /v1/chat/completions, inject mode", () => {
     // the deferred names section joined the client's own system message
     const sys = rig.llm.requests[0]!.body.messages[0]!;
     expect(String(sys.content)).toMatch(/^You are a helpful agent\.\n\n# Deferred tools\n/);
+    // the listing is said once: each deferred name appears once in the whole first request (issue 29)
+    const listed = String(sys.content).match(/\bmcp__[A-Za-z0-9_-]+/g)!;
+    expect(listed.length).toBeGreaterThan(100);
+    const first = JSON.stringify(rig.llm.requests[0]!.body);
+    const twice = listed.filter((n) => first.match(new RegExp(`${n}(?![A-Za-z0-9_-])`, "g"))!.length !== 1);
+    expect(twice).toEqual([]);
     // prefix reuse: every request after the first was mostly cached
     const later = rig.llm.requests.slice(1);
     const share = later.reduce((n, r) => n + r.usage.cached_tokens, 0) / later.reduce((n, r) => n + r.usage.prompt_tokens, 0);
