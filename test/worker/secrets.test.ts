@@ -8,7 +8,8 @@
 // tag in the path that only this file uses.
 import { env } from "cloudflare:workers";
 import { describe, expect, inject, it } from "vitest";
-import { callRemote, closeRemote, UpstreamFailure } from "../../worker/session/mcp-client.ts";
+import { callRemote, closeRemote } from "../../worker/session/mcp-client.ts";
+import { UpstreamFailure } from "../../worker/session/upstream-failure.ts";
 import { callWith, fixture, fixtureCalls, upstreamOf, type Json } from "./helpers.ts";
 import { connect, rpc } from "./mcp-rig.ts";
 

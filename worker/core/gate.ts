@@ -59,6 +59,28 @@ export function toolGate(tools: readonly CatalogTool[], byName: ReadonlyMap<stri
   };
 }
 
+/** A denial: the name and why (audited as a `denial` row). */
+export type Denial = { name: string; reason: string };
+
+/**
+ * Names to load, sorted by the gate: `allowed` in their order, `refused` (what the gate refuses
+ * now), and `denied`, the denials to audit: those the caller already found (`asked`) and the
+ * refused ones among them only once.
+ */
+export function gateLoads(gate: Gate, names: readonly string[], asked: readonly Denial[]) {
+  const refused: Denial[] = names.flatMap((name) => {
+    const reason = gate(name);
+    return reason ? [{ name, reason }] : [];
+  });
+  const out = new Set(refused.map((d) => d.name));
+  const known = new Set(asked.map((d) => d.name));
+  return {
+    allowed: names.filter((n) => !out.has(n)),
+    refused,
+    denied: [...asked, ...refused.filter((d) => !known.has(d.name))],
+  };
+}
+
 /** The catalog as a tenant may see it now (the catalog routes): the tools its live rules allow. */
 export function visibleTools(tools: readonly CatalogTool[], now: LiveRules): readonly CatalogTool[] {
   const { candidates } = accessView(tools, now.access);

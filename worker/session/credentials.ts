@@ -11,7 +11,8 @@ import { resolveHeaders, type ServerConfig } from "../core/servers.ts";
 import type { Accounts } from "./token-cache.ts";
 import type { TokenAnswer } from "../accounts/principal-role.ts";
 import type { Settings } from "../settings.ts";
-import { UpstreamFailure, type RemoteCall } from "./mcp-client.ts";
+import type { RemoteCall } from "./mcp-client.ts";
+import { UpstreamFailure } from "./upstream-failure.ts";
 
 export interface Credentials {
   headers: Record<string, string>;

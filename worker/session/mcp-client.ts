@@ -22,6 +22,7 @@ import type { CallToolResult } from "../core/call-result.ts";
 import type { ServerConfig } from "../core/servers.ts";
 import { boundedResponse } from "../http.ts";
 import { callModern, MODERN_PROTOCOL } from "./mcp-client-2026.ts";
+import { classify, expired, UpstreamFailure } from "./upstream-failure.ts";
 
 /**
  * What a session keeps of a server: its MCP session, or for a server that keeps none an empty
@@ -39,17 +40,6 @@ export interface Progress {
   progress: number;
   total?: number;
   message?: string;
-}
-
-/** `unauthorized`: the server answered 401 (the credentials sent were refused) */
-export type FailureKind = "timeout" | "transport_error" | "cancelled" | "unauthorized";
-
-export class UpstreamFailure extends Error {
-  readonly kind: FailureKind;
-  constructor(kind: FailureKind, message: string) {
-    super(message);
-    this.kind = kind;
-  }
 }
 
 export interface RemoteCall {
@@ -136,28 +126,6 @@ export async function connect(
     await fallback.connect(sse, { timeout: server.timeoutMs });
     return { client: fallback, transport: sse };
   }
-}
-
-export function classify(e: unknown, server: ServerConfig, signal?: AbortSignal): UpstreamFailure {
-  if (e instanceof UpstreamFailure) return e;
-  if (signal?.aborted)
-    return new UpstreamFailure("cancelled", `cancelled: ${String(signal.reason?.message ?? signal.reason).slice(0, 200)}`);
-  if (e instanceof McpError && e.code === ErrorCode.RequestTimeout)
-    return new UpstreamFailure("timeout", `no answer within ${server.timeoutMs} ms`);
-  const msg = e instanceof Error ? e.message : String(e);
-  const status = e instanceof StreamableHTTPError && e.code && e.code > 0 ? `HTTP ${e.code}: ` : "";
-  return new UpstreamFailure("transport_error", `${status}${msg.replace(/^Streamable HTTP error: /, "")}`.slice(0, 300));
-}
-
-// What servers answer for a session they do not know (expired, or lost in a restart): 404 (the
-// spec's word), 400 with the SDK servers' bodies (server-everything: "No valid session ID
-// provided"), or a JSON-RPC -32001 "Session not found". -32001 is also the SDK's own code for a
-// local timeout ("Request timed out"), so only an answer that names the session counts.
-const GONE = /No valid session ID|Session not found|"code"\s*:\s*-32001/i;
-export function expired(e: unknown): boolean {
-  if (e instanceof McpError) return e.code === -32001 && /session/i.test(e.message);
-  if (!(e instanceof StreamableHTTPError)) return false;
-  return e.code === 404 || (e.code === 400 && GONE.test(e.message));
 }
 
 /** One tools/call: the tool's original name and checked arguments, and what may watch it. */

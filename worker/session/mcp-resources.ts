@@ -11,7 +11,8 @@ import { Client as ModernClient, ProtocolError, StreamableHTTPClientTransport, t
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayResourceOp } from "../core/mcp-resources.ts";
 import type { ServerConfig } from "../core/servers.ts";
-import { classify, connect, expired, type UpstreamSession } from "./mcp-client.ts";
+import { connect, type UpstreamSession } from "./mcp-client.ts";
+import { classify, expired } from "./upstream-failure.ts";
 import { MODERN_PROTOCOL } from "./mcp-client-2026.ts";
 
 /** The server answered with a JSON-RPC error: nothing failed on the way. */

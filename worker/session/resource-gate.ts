@@ -15,7 +15,7 @@ import { prefixItem, resourceUris, splitPrefixed, type GatewayResourceOp, type R
 import { redact } from "../core/servers.ts";
 import type { Settings } from "../settings.ts";
 import { credentialsFor, NeedsConnection } from "./credentials.ts";
-import { UpstreamFailure } from "./mcp-client.ts";
+import { UpstreamFailure } from "./upstream-failure.ts";
 import { requestRemote, UpstreamError } from "./mcp-resources.ts";
 import type { CallContext, ExecutionPort } from "./execution.ts";
 

@@ -3,38 +3,35 @@
 // kept-alive upstream MCP sessions, and the audit rows, written in the same transaction as the
 // state they describe (undelivered rows are the outbox to D1). State changes use synchronous
 // ctx.storage.sql in transactions, so concurrent calls cannot lose or duplicate an activation.
-// Calls are written ahead (calls-in-flight.ts); cancel(key) aborts those a caller named. When the
-// storage goes (the one alarm, expiry, deletion, retention) is lifecycle.ts. Objects named
+// The gate, activations, calls (written ahead: calls-in-flight.ts) and the gateway's resources are
+// tool-use.ts; cancel(key) aborts the calls a caller named. When the storage goes (the one alarm,
+// expiry, deletion, retention) is lifecycle.ts. Objects named
 // `principal:<tenant>/<user>` (a user's upstream accounts) and `quota:<tenant>/<key id>` (an API
 // key's counter) play other roles of the class: principal(), quota().
 
 import { DurableObject } from "cloudflare:workers";
 import { PrincipalRole } from "../accounts/principal-role.ts";
 import type { AuditQuery } from "../core/audit.ts";
-import { argsDigest } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
 import type { Splice } from "../core/splice.ts";
 import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
-import { toolGate, type Gate, type LiveRules } from "../core/gate.ts";
-import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
+import type { LiveRules } from "../core/gate.ts";
 import { settings } from "../settings.ts";
 import { listSessionAudit, Outbox, workerCalls } from "./audit-store.ts";
 import { QuotaRole } from "./quota-role.ts";
 import { SessionAlarm } from "./alarm.ts";
 import { CallsInFlight } from "./calls-in-flight.ts";
-import { executeCall, type CallContext, type CallOutcome } from "./execution.ts";
-import { ResourceLinks, serveResources } from "./resource-gate.ts";
+import type { CallContext, CallOutcome } from "./execution.ts";
+import { ResourceLinks } from "./resource-gate.ts";
+import { ToolUse } from "./tool-use.ts";
 import { ResponseStore, type ResponseThread, type StoredResponse } from "./response-store.ts";
 import { SessionLifecycle } from "./lifecycle.ts";
 import { ServerSessions } from "./server-sessions.ts";
 import { TokenCache } from "./token-cache.ts";
 import { SessionStore } from "./session-store.ts";
 import type { SessionHistory, SessionInit, SessionState } from "./state.ts";
-
-/** how long after a call starts the object wakes, in case the instance died meanwhile */
-const SETTLE_AFTER_MS = 60_000;
 
 export class SessionDO extends DurableObject<Env> {
   private readonly sql = this.ctx.storage.sql;
@@ -60,10 +57,22 @@ export class SessionDO extends DurableObject<Env> {
     outbox: () => this.outbox,
     quotas: this.quotas,
   });
-  private role?: PrincipalRole;
-  private quotaRole?: QuotaRole;
   /** the session principal's tokens, held a few seconds (token-cache.ts) */
   private readonly tokens = new TokenCache(this.env, () => this.store.init());
+  /** the gate, activations, calls, resources (tool-use.ts) */
+  private readonly tools = new ToolUse({
+    storage: this.ctx.storage,
+    env: this.env,
+    store: this.store,
+    servers: this.servers,
+    links: this.links,
+    calls: this.calls,
+    wake: this.wake,
+    tokens: this.tokens,
+    schedule: () => this.schedule(),
+  });
+  private role?: PrincipalRole;
+  private quotaRole?: QuotaRole;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -95,15 +104,6 @@ export class SessionDO extends DurableObject<Env> {
   }
 
   /**
-   * The one tool gate (core/gate.ts) for this session: its frozen rules, `rules` (the deployment's
-   * now, sent by the caller with every use) and its profile's whitelist.
-   */
-  private async gate(init: SessionInit, rules: LiveRules): Promise<{ gate: Gate; catalog: LoadedCatalog }> {
-    const catalog = await loadCatalog(this.env.ASSETS, init.catalogFile);
-    return { gate: toolGate(catalog.tools, catalog.byName, init, rules), catalog };
-  }
-
-  /**
    * The session, or null if it does not exist (never created, deleted or expired). Marks it used.
    * Tools the gate refuses now (a rule changed since they loaded) are left out of what it holds.
    */
@@ -111,7 +111,7 @@ export class SessionDO extends DurableObject<Env> {
     const state = this.store.use();
     if (!state) return null;
     // a catalog no longer deployed: the state as stored, and the caller answers the 409 (create.ts sessionCatalog)
-    const gated = await this.gate(state, rules).catch(() => null);
+    const gated = await this.tools.gate(state, rules).catch(() => null);
     if (!gated) return state;
     const { gate } = gated;
     const open = (n: string) => !gate(n);
@@ -165,85 +165,20 @@ export class SessionDO extends DurableObject<Env> {
    * and log the query, with its audit rows (search, activations, denials). Null if the session
    * does not exist. A load a call (or a tool_choice) makes for itself (`audit.load`) is audited as
    * activations only, with no search row. Names the gate refuses are not loaded: audited as
-   * denials, and answered in `denied`.
+   * denials, and answered in `denied` (tool-use.ts).
    */
-  async activate(names: string[], query: string, audit: ActivationAudit, rules: LiveRules): Promise<ActivationResult | null> {
-    const init = this.store.init();
-    if (!init) return null;
-    const { gate } = await this.gate(init, rules);
-    const asked = new Set((audit.denied ?? []).map((d) => d.name));
-    const refused = names.flatMap((name) => {
-      const reason = gate(name);
-      return reason ? [{ name, reason }] : [];
-    });
-    const allowed = names.filter((n) => !refused.some((d) => d.name === n));
-    const denied = [...(audit.denied ?? []), ...refused.filter((d) => !asked.has(d.name))];
-    const digest = await argsDigest({ query });
-    // one transaction: a failure part-way (storage error, reset) must not leave half an activation
-    const result = this.ctx.storage.transactionSync(() => this.store.activate(allowed, query, { ...audit, denied }, digest));
-    // delivered in a batch by the alarm, about a second after rows appear (not on the response's way out)
-    if (result) void this.schedule();
-    return result && (refused.length ? { ...result, denied: refused.map((d) => d.name) } : result);
+  activate(names: string[], query: string, audit: ActivationAudit, rules: LiveRules): Promise<ActivationResult | null> {
+    return this.tools.activate(names, query, audit, rules);
   }
 
   /** Run one catalog tool on its server: the one execution path (execution.ts). Null: no session. */
-  async callTool(name: string, args: unknown, context: CallContext, rules: LiveRules): Promise<CallOutcome | null> {
-    const init = this.store.init();
-    if (!init) return null;
-    this.store.touch(); // a call is use: committed with the call's own writes, not by a get() of its own
-    const { gate, catalog } = await this.gate(init, rules);
-    const outcome = await executeCall(
-      {
-        init,
-        activations: this.store.activationNames(),
-        gate,
-        activate: (names, query, audit) => this.activate(names, query, audit, rules),
-        writeAudit: (events) => void this.store.writeAudit(init, events),
-        begin: (event, key) => {
-          // should this instance die mid-call, an alarm wakes the object to settle the row (unknown) and deliver it
-          void this.wake.wakeBy(Date.now() + SETTLE_AFTER_MS);
-          return this.calls.begin((e) => this.store.writeAudit(init, [{ ...event, ...e }])[0]!, key);
-        },
-        transaction: (fn) => this.ctx.storage.transactionSync(fn),
-        servers: this.servers,
-        accounts: this.tokens,
-      },
-      { settings: settings(this.env), catalog },
-      name,
-      args,
-      context,
-    );
-    // the resource URIs a result hands the client are readable through the gateway (resource-gate.ts)
-    const server = catalog.byName.get(name)?.server;
-    if (outcome?.ok && server && init.mcp) this.links.noteResult(server, outcome.result);
-    void this.schedule(); // the alarm delivers the rows, batched
-    return outcome;
+  callTool(name: string, args: unknown, context: CallContext, rules: LiveRules): Promise<CallOutcome | null> {
+    return this.tools.call(name, args, context, rules);
   }
 
   /** The gateway's upstream resources and prompts (resource-gate.ts). Null: no session. */
-  async resources(op: GatewayResourceOp, context: CallContext, rules: LiveRules): Promise<ResourceOutcome | null> {
-    const init = this.store.init();
-    if (!init) return null;
-    this.store.touch();
-    // the session's servers that the gate leaves a tool of now: a server denied entirely serves nothing
-    const { gate, catalog } = await this.gate(init, rules);
-    const serving = (init.mcp?.servers ?? []).filter((s) => catalog.tools.some((t) => t.server === s && !gate(t.name)));
-    const outcome = await serveResources(
-      {
-        init,
-        serving,
-        writeAudit: (events) => void this.store.writeAudit(init, events),
-        transaction: (fn) => this.ctx.storage.transactionSync(fn),
-        servers: this.servers,
-        accounts: this.tokens,
-        links: this.links,
-      },
-      settings(this.env),
-      op,
-      context,
-    );
-    void this.schedule();
-    return outcome;
+  resources(op: GatewayResourceOp, context: CallContext, rules: LiveRules): Promise<ResourceOutcome | null> {
+    return this.tools.resources(op, context, rules);
   }
 
   /** The quota role, for an object named `quota:<tenant>/<key id>` only (quota-role.ts). */
