@@ -24,7 +24,7 @@ import { aiSdkConversation, aiSdkTable, type SdkRow } from "./agent-sdk.ts";
 import { responsesConversation } from "./agent-responses.ts";
 import { messagesConversation } from "./agent-messages.ts";
 import { clientIndexBench, clientIndexTable } from "./client-index.ts";
-import { pinnedDemo, replaceSection } from "./results.ts";
+import { p50, pinnedDemo, replaceSection } from "./results.ts";
 
 type Msg = OpenAI.ChatCompletionMessageParam;
 type Call = OpenAI.ChatCompletionMessageFunctionToolCall;
@@ -82,8 +82,6 @@ async function converse(send: Send, llm: ScriptedLLM, label: string): Promise<{ 
   }
   return { added, clientMs, upstreamMs };
 }
-
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function row(way: string, llm: ScriptedLLM, r: { added: number[]; clientMs: number; upstreamMs: number }): AgentRow {
   const prompt = llm.requests.reduce((n, q) => n + q.usage.prompt_tokens, 0);

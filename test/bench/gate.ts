@@ -11,12 +11,10 @@ import type { CatalogTool } from "../../worker/core/catalog.ts";
 import { liveRules, toolGate } from "../../worker/core/gate.ts";
 import { DEFAULT_POLICY } from "../../worker/core/policy.ts";
 import { ROOT } from "./catalogs.ts";
-import { table } from "./results.ts";
+import { p50, tableSection } from "./results.ts";
 
 const ITERATIONS = 2000;
 const RULES = { disabled: ["server:nothing-*"], default: { deny: ["*delete*"], denyAnnotations: { destructiveHint: true } } };
-
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function measure(tools: CatalogTool[]) {
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -53,17 +51,12 @@ export async function gateSection(): Promise<string> {
     ["demo", demo.length, measure(demo)],
     ["demo x copies (10,000)", tenK.length, measure(tenK)],
   ] as const;
-  return [
+  return tableSection(
     "## 10. Tool gate",
-    "",
     `The session object's one tool gate (worker/core/gate.ts) on every load and call: p50 of ${ITERATIONS} paired iterations, ms. "Before": the frozen-view check the object made until issue 30; "gate": frozen rules, the deployment's live rules (parsed from their RPC form each time) and the profile whitelist; "added": p50 of the per-iteration difference. Target: added <= 0.5 ms.`,
-    "",
-    table(
-      ["catalog", "tools", "before (ms)", "gate (ms)", "added (ms)"],
-      rows.map(([label, n, m]) => [label, n, m.before.toFixed(4), m.after.toFixed(4), m.added.toFixed(4)]),
-    ),
-    "",
-  ].join("\n");
+    ["catalog", "tools", "before (ms)", "gate (ms)", "added (ms)"],
+    rows.map(([label, n, m]) => [label, n, m.before.toFixed(4), m.after.toFixed(4), m.added.toFixed(4)]),
+  );
 }
 
 if (import.meta.main) console.log(await gateSection());

@@ -9,10 +9,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { BENCH_WORK, benchCatalogs } from "./catalogs.ts";
 import { workerToml } from "./latency.ts";
-import { table } from "./results.ts";
+import { p50, tableSection } from "./results.ts";
 import { wranglerDev } from "./wrangler-dev.ts";
-
-const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function timed(send: () => Promise<Response>): Promise<number> {
   const t = performance.now();
@@ -58,17 +56,12 @@ export async function quotaSection(): Promise<string> {
       ["GET /v1/catalog (request check)", 1000, await paired(1000, get, keys)],
       ["POST /v1/sessions (request and session checks)", 300, await paired(300, create, keys)],
     ] as const;
-    return [
+    return tableSection(
       "## 11. Quota checks",
-      "",
       `What the quota checks add to a request in workerd (wrangler dev, demo catalog): pairs of the same request with two keys whose tenants differ only in QUOTAS, in a random order. "Counted": the defaults (the isolate leases units from the key's quota object 100 at a time, 1% of the limit: one call per 100 requests or sessions); "none": every limit 0 (no call). p50 of each, and of the per-pair difference, ms. Target: added <= 0.5 ms. The same bench with one call per request and per session (commit 9c4e9a6, before leases) gave 2.482 and 3.345 ms added.`,
-      "",
-      table(
-        ["request", "pairs", "counted (ms)", "none (ms)", "added (ms)"],
-        rows.map(([label, n, m]) => [label, n, m.counted.toFixed(3), m.free.toFixed(3), m.added.toFixed(3)]),
-      ),
-      "",
-    ].join("\n");
+      ["request", "pairs", "counted (ms)", "none (ms)", "added (ms)"],
+      rows.map(([label, n, m]) => [label, n, m.counted.toFixed(3), m.free.toFixed(3), m.added.toFixed(3)]),
+    );
   } finally {
     await dev.stop();
   }

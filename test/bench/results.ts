@@ -60,6 +60,14 @@ export function machineLine(): string {
   return `Machine: ${nproc} x ${model} (nproc), Node ${process.version}, load average ${loadavg()[0]!.toFixed(1)} at the end of the run, ${date} UTC.`;
 }
 
+/** The median of `xs` (the upper one of an even count). */
+export const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** A section as the paired benches write it: heading, what was measured, the table. */
+export function tableSection(heading: string, intro: string, head: string[], rows: Array<Array<string | number>>): string {
+  return [heading, "", intro, "", table(head, rows), ""].join("\n");
+}
+
 /** A markdown table. */
 export function table(head: string[], rows: Array<Array<string | number>>): string {
   return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
