@@ -1,6 +1,7 @@
 // Property tests (fast-check). toolSearch's parser, ranker and full answer path never throw on
 // arbitrary queries and limits and keep their documented result shapes over the pinned demo
-// catalog; verifyCatalog rejects every single-byte change of a catalog file with a coded error.
+// catalog; verifyCatalog rejects every single-byte change of a catalog file with a coded error;
+// a posting's text form (tool-index.ts) gives back exactly the ids and counts it was made of.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -23,6 +24,7 @@ import {
   type SearchOutcome,
 } from "../../worker/core/search.ts";
 import { answerToolSearch, type ActivationResult } from "../../worker/core/tool-search.ts";
+import { decodePosting, encodePosting } from "../../worker/core/tool-index.ts";
 import { ROOT } from "./helpers.ts";
 
 let cat: SearchCatalog;
@@ -314,6 +316,28 @@ describe("verifyCatalog rejects any single-byte change", () => {
         expect(CODES).toContain(error.code);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe("a posting as text", () => {
+  it("decodes to the ids and counts it was encoded from", () => {
+    expect(encodePosting([3, 1, 40, 2])).toBe("3,11:2");
+    expect(decodePosting("3,11:2")).toEqual([3, 1, 40, 2]);
+    const posting = fc
+      .uniqueArray(fc.integer({ min: 1, max: 100_000 }), { minLength: 1, maxLength: 300 })
+      .chain((ids) =>
+        fc.tuple(
+          fc.constant(ids.sort((a, b) => a - b)),
+          fc.array(fc.integer({ min: 1, max: 5_000 }), { minLength: ids.length, maxLength: ids.length }),
+        ),
+      )
+      .map(([ids, counts]) => ids.flatMap((id, i) => [id, counts[i]!]));
+    fc.assert(
+      fc.property(posting, (pairs) => {
+        expect(decodePosting(encodePosting(pairs))).toEqual(pairs);
+      }),
+      { numRuns: 500 },
     );
   });
 });

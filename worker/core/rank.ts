@@ -6,6 +6,7 @@
 import type { AnyOrama } from "@orama/orama";
 import type { CatalogTool } from "./catalog.ts";
 import { INDEX_CONFIG, RANKING, tokenize } from "./search-text.ts";
+import { decodePosting } from "./tool-index.ts";
 import { EXPANSION_WEIGHT, STOP_WORDS, SYNONYMS } from "./vocabulary.ts";
 
 export interface RankCatalog {
@@ -15,16 +16,17 @@ export interface RankCatalog {
 }
 
 interface IndexData {
-  /** field -> word -> [id, count, id, count, ...] (tool-index.ts) */
-  frequencies: Record<string, Record<string, number[] | undefined>>;
+  /** field -> word -> encodePosting([id, count, id, count, ...]) (tool-index.ts) */
+  frequencies: Record<string, Record<string, string | undefined>>;
   fieldLengths: Record<string, Record<number, number | undefined>>;
   avgFieldLength: Record<string, number>;
 }
 
-/** One word's BM25F evidence: the documents (internal ids) that hold it and their pseudo counts. */
+/** One word's BM25F evidence: the documents (internal ids) that hold it, their pseudo counts, and in which fields (bit i: INDEX_CONFIG.fields[i]). */
 interface Posting {
   ids: Int32Array;
   tfs: Float64Array;
+  fields: Uint8Array;
 }
 
 /**
@@ -37,8 +39,9 @@ const MAX_CACHED = 20_000;
 interface WordCache {
   key: string;
   words: Map<string, Posting>;
-  /** per-document sums while one posting is built, zeroed again after */
+  /** per-document sums and field bits while one posting is built, zeroed again after */
   scratch: Float64Array;
+  bits: Uint8Array;
 }
 const caches = new WeakMap<AnyOrama, WordCache>();
 
@@ -46,19 +49,20 @@ function posting(index: AnyOrama, term: string, n: number): Posting {
   const key = JSON.stringify([RANKING.boost, RANKING.b]);
   let cache = caches.get(index);
   if (!cache || cache.key !== key || cache.words.size >= MAX_CACHED)
-    caches.set(index, (cache = { key, words: new Map(), scratch: new Float64Array(n + 1) }));
+    caches.set(index, (cache = { key, words: new Map(), scratch: new Float64Array(n + 1), bits: new Uint8Array(n + 1) }));
   const hit = cache.words.get(term);
   if (hit) return hit;
   const data = (index as unknown as { data: { index: IndexData } }).data.index;
   // BM25F: the fields' counts, each weighted and length-normalised, add up to one pseudo count
   // that saturates once under one document-level idf (summing per-field BM25 scores instead
   // let a word common in descriptions count as rare when it sat in a short name)
-  const sums = cache.scratch;
+  const { scratch: sums, bits } = cache;
   const touched: number[] = [];
-  for (const field of INDEX_CONFIG.fields) {
-    // Array.isArray: a query word like "constructor" reads Object.prototype, never a posting
-    const pairs = data.frequencies[field]![term];
-    if (!Array.isArray(pairs)) continue;
+  for (const [f, field] of INDEX_CONFIG.fields.entries()) {
+    // typeof: a query word like "constructor" reads Object.prototype, never a posting
+    const text = data.frequencies[field]![term];
+    if (typeof text !== "string") continue;
+    const pairs = decodePosting(text);
     const avg = data.avgFieldLength[field] || 1;
     const boost = RANKING.boost[field]!;
     const lengths = data.fieldLengths[field]!;
@@ -67,10 +71,15 @@ function posting(index: AnyOrama, term: string, n: number): Posting {
       const tf = pairs[i + 1]!;
       if (sums[id] === 0) touched.push(id);
       sums[id] = sums[id]! + (boost * tf) / (1 - RANKING.b + (RANKING.b * (lengths[id] ?? 0)) / avg);
+      bits[id] = bits[id]! | (1 << f);
     }
   }
-  const p = { ids: Int32Array.from(touched), tfs: Float64Array.from(touched, (id) => sums[id]!) };
-  for (const id of touched) sums[id] = 0;
+  const p = {
+    ids: Int32Array.from(touched),
+    tfs: Float64Array.from(touched, (id) => sums[id]!),
+    fields: Uint8Array.from(touched, (id) => bits[id]!),
+  };
+  for (const id of touched) sums[id] = bits[id] = 0;
   cache.words.set(term, p);
   return p;
 }
@@ -176,26 +185,11 @@ export function topKeywords(
   return top.slice(0, depth);
 }
 
-/** Whether a posting list ([id, count, id, count, ...], ids ascending) holds `id`: a binary search. */
-function holds(pairs: number[] | undefined, id: number): boolean {
-  if (!Array.isArray(pairs)) return false;
-  let lo = 0;
-  let hi = pairs.length / 2 - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = pairs[mid * 2]!;
-    if (at === id) return true;
-    if (at < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
 /**
  * The words of `terms` each named tool holds in any indexed field, in `terms` order, and the
  * fields (INDEX_CONFIG order) those words are in: what a result matched (the page shows both;
- * `queries`/`keywords` say the search text found it). Words from the cached postings the ranking
- * read; fields by a binary search in each field's posting of a matched word, for these tools only.
+ * `queries`/`keywords` say the search text found it). Both from the cached postings the ranking
+ * read.
  */
 export function matchedWords(
   cat: RankCatalog,
@@ -205,18 +199,17 @@ export function matchedWords(
   const out = new Map(names.map((n): [string, { words: string[]; fields: string[] }] => [n, { words: [], fields: [] }]));
   const ids = new Map<number, string>();
   cat.tools.forEach((t, i) => out.has(t.name) && ids.set(i + 1, t.name));
-  const found = new Map(names.map((n) => [n, new Set<string>()]));
-  const data = (cat.index as unknown as { data: { index: IndexData } }).data.index;
+  const found = new Map(names.map((n) => [n, 0]));
   for (const term of new Set(terms)) {
     const p = posting(cat.index, term, cat.tools.length);
     for (let i = 0; i < p.ids.length; i++) {
       const name = ids.get(p.ids[i]!);
       if (name === undefined) continue;
       out.get(name)!.words.push(term);
-      for (const field of INDEX_CONFIG.fields) if (holds(data.frequencies[field]![term], p.ids[i]!)) found.get(name)!.add(field);
+      found.set(name, found.get(name)! | p.fields[i]!);
     }
   }
-  for (const [name, m] of out) m.fields = INDEX_CONFIG.fields.filter((f) => found.get(name)!.has(f));
+  for (const [name, m] of out) m.fields = INDEX_CONFIG.fields.filter((_, f) => found.get(name)! & (1 << f));
   return out;
 }
 

@@ -10,7 +10,7 @@ import { create, type AnyOrama, type Tokenizer } from "@orama/orama";
 
 /** Bump `id` whenever tokenize(), the fields, their meaning or the saved layout (tool-index.ts) change. */
 export const INDEX_CONFIG = {
-  id: "toolsearch-words/7",
+  id: "toolsearch-words/8",
   /** `queries`: example requests of the tool's search text; `keywords`: its keywords, "when" sentence and the server's searchHint */
   fields: ["name", "server", "description", "params", "queries", "keywords"] as const,
 } as const;

@@ -5,18 +5,57 @@
 // - the internal-id table is dropped: tools are inserted in catalog order, so id i+1 is tools[i];
 // - the per-field radix trees (Orama's own prefix search, half the index) are dropped: the ranker
 //   reads only postings and field lengths; restore gives Orama a fresh db's empty trees;
-// - `frequencies` hold per-word postings of integer counts (field -> word -> [id, count, ...])
-//   instead of Orama's per-document count/fieldLength floats, in the file AND in the restored
-//   db: the only reader is our ranker (rank.ts), which wants a word's documents and counts.
-//   Converting back would allocate every per-document map at cold start. So Orama's own
-//   search() must not be run on a restored index (it expects per-document maps).
+// - `frequencies` hold per-word postings of integer counts (field -> word -> one short string,
+//   encodePosting) instead of Orama's per-document count/fieldLength floats, in the file AND in
+//   the restored db: the only reader is our ranker (rank.ts), which decodes a word's documents
+//   and counts on its first use. A string per word is one allocation for JSON.parse at cold
+//   start where an array of numbers was one per number (search text doubled their count).
+//   So Orama's own search() must not be run on a restored index (it expects per-document maps).
 
 import { insertMultiple, load, save, count, type AnyOrama, type RawData } from "@orama/orama";
 import { createIndex, INDEX_CONFIG, tokenize, toolSearchText, type SearchableTool, type SearchDocument } from "./search-text.ts";
 
 type Frequencies = Record<string, Record<string, Record<string, number> | undefined>>;
-/** field -> word -> [id, count, id, count, ...] */
-export type Postings = Record<string, Record<string, number[]>>;
+/** field -> word -> encodePosting([id, count, id, count, ...]) */
+export type Postings = Record<string, Record<string, string>>;
+
+/**
+ * A posting ([id, count, ...], ids ascending) as text: per document the id's distance from the
+ * previous one in base 36, then `:count` in base 36 unless the count is 1, comma-separated.
+ * `[3, 1, 40, 2]` -> `"3,11:2"`.
+ */
+export function encodePosting(pairs: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < pairs.length; i += 2) {
+    const gap = (pairs[i]! - (i ? pairs[i - 2]! : 0)).toString(36);
+    parts.push(pairs[i + 1] === 1 ? gap : `${gap}:${pairs[i + 1]!.toString(36)}`);
+  }
+  return parts.join(",");
+}
+
+/** encodePosting undone: `"3,11:2"` -> `[3, 1, 40, 2]`. */
+export function decodePosting(text: string): number[] {
+  const out: number[] = [];
+  let id = 0;
+  let n = 0;
+  let counting = false;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 44;
+    if (c === 44) {
+      // ","
+      if (counting) out.push(id, n);
+      else out.push((id += n), 1);
+      n = 0;
+      counting = false;
+    } else if (c === 58) {
+      // ":"
+      id += n;
+      n = 0;
+      counting = true;
+    } else n = n * 36 + (c <= 57 ? c - 48 : c - 87);
+  }
+  return out;
+}
 interface OramaIndex {
   /** Orama's per-document maps in save() output; Postings in the file and the restored db */
   frequencies: Frequencies | Postings;
@@ -57,7 +96,7 @@ function postingsByWord(index: OramaIndex): Postings {
         list.push(id, Math.round(tf * len));
       }
     }
-    out[field] = Object.fromEntries(byWord);
+    out[field] = Object.fromEntries([...byWord].map(([word, pairs]) => [word, encodePosting(pairs)]));
   }
   return out;
 }
@@ -84,11 +123,12 @@ export function buildIndex(
  */
 export function rankingIndex(tools: readonly SearchableTool[]): AnyOrama {
   const frequencies: Postings = {};
+  const postings: Record<string, Record<string, number[]>> = {};
   const fieldLengths: Record<string, Record<number, number>> = {};
   const avgFieldLength: Record<string, number> = {};
   for (const field of INDEX_CONFIG.fields) {
     // no prototype: a word like "constructor" is a posting like any other
-    frequencies[field] = Object.create(null) as Record<string, number[]>;
+    postings[field] = Object.create(null) as Record<string, number[]>;
     fieldLengths[field] = {};
     avgFieldLength[field] = 0;
   }
@@ -102,10 +142,12 @@ export function rankingIndex(tools: readonly SearchableTool[]): AnyOrama {
       fieldLengths[field]![id] = tokens.length;
       const counts = new Map<string, number>();
       for (const t of tokens) counts.set(t, (counts.get(t) ?? 0) + 1);
-      const words = frequencies[field]!;
+      const words = postings[field]!;
       for (const [t, n] of counts) (words[t] ??= []).push(id, n);
     }
   });
+  for (const field of INDEX_CONFIG.fields)
+    frequencies[field] = Object.fromEntries(Object.entries(postings[field]!).map(([t, pairs]) => [t, encodePosting(pairs)]));
   return { data: { index: { frequencies, fieldLengths, avgFieldLength } } } as unknown as AnyOrama;
 }
 
