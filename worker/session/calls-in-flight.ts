@@ -12,7 +12,7 @@
 
 import type { AuditInput } from "../core/audit.ts";
 import { completeAudit, markUnknown } from "./audit-store.ts";
-import type { CallEnd } from "./execution.ts";
+import type { CallEnd } from "./call-end.ts";
 
 export interface StartedCall {
   /** aborts when the call must stop: cancelled by its key, or the session was deleted */

@@ -5,29 +5,32 @@
 // activation, audited), the argument check against the tool's schema (nothing is sent when it
 // fails), the call in the kept-alive server session (check-and-set: the call's await lets other
 // requests in), the server's timeout (the server is sent notifications/cancelled), the result
-// cap, secret redaction. The call's audit row is written ahead (`started`, in the transaction
+// cap, secret redaction (call-end.ts: how a call that was sent ends). The call's audit row is written ahead (`started`, in the transaction
 // that picks the server session) and completed with the outcome in the transaction that stores
 // the server session it ended in. A refusal is a CallOutcome with an error code; the session
 // client (client.ts) turns it into the surface's ToolsearchError.
 
 import { notAvailable, sessionAccess } from "../core/access.ts";
 import type { Gate } from "../core/gate.ts";
-import type { AuditInput, AuditOutcome } from "../core/audit.ts";
-import { argsDigest, capResult, type CallToolResult } from "../core/call-result.ts";
-import { ToolsearchError, type ErrorCode } from "../core/errors.ts";
+import type { AuditInput } from "../core/audit.ts";
+import { argsDigest } from "../core/call-result.ts";
+import type { CatalogTool } from "../core/catalog.ts";
+import { ToolsearchError } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { closestNames } from "../core/search.ts";
-import { redact, resolveHeaders } from "../core/servers.ts";
+import { redact, type ServerConfig } from "../core/servers.ts";
 import { checkArguments } from "../core/tool-args.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import type { Settings } from "../settings.ts";
+import { answered, failed, type CallEnd, type CallOutcome, type SentCall } from "./call-end.ts";
 import { callAsUser, connectResult, credentialsFor, NeedsConnection, type Credentials } from "./credentials.ts";
-import { callRemote, closeRemote, type Progress } from "./mcp-client.ts";
-import { UpstreamFailure } from "./upstream-failure.ts";
+import { callRemote, type Progress } from "./mcp-client.ts";
 import type { ServerSessions } from "./server-sessions.ts";
 import type { Accounts } from "./token-cache.ts";
 import type { SessionInit } from "./state.ts";
+
+export type { CallOutcome } from "./call-end.ts";
 
 /** the least a call's answer may be read to, whatever the result cap: the cap cuts results read whole up to here */
 const READ_MIN_BYTES = 4 * 1024 * 1024;
@@ -44,22 +47,6 @@ export interface CallContext {
   key?: string;
   /** the Worker's origin as the caller reached it: connect links point there (SessionClient sets it) */
   origin?: string;
-}
-
-/**
- * A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes).
- * `loaded`: the call activated its tool (a surface whose tools list shows loaded tools has grown).
- */
-export type CallOutcome = (
-  { ok: true; result: CallToolResult; outcome: AuditOutcome } | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome }
-) & { loaded?: true };
-
-/** How a started call ended: its row's outcome and figures. */
-export interface CallEnd {
-  outcome: AuditOutcome;
-  durationMs: number;
-  resultBytes?: number;
-  detail?: string | null;
 }
 
 /** What a call needs of its session: the frozen fields, its activations, audit and server sessions. */
@@ -85,6 +72,21 @@ export interface ExecutionPort {
 
 // first opens per (session, server) in flight: concurrent first calls share one server session
 const opening = new Map<string, Promise<unknown>>();
+
+/** A step's stop: the call ends here with this outcome (null: the session was deleted meanwhile). */
+type Stop = { stop: CallOutcome | null };
+
+/** A call of a catalog tool as the steps below see it: the tool, and the fields of each of its audit rows. */
+interface Call {
+  name: string;
+  tool: CatalogTool;
+  args: unknown;
+  context: CallContext;
+  base: Omit<AuditInput, "type" | "outcome">;
+}
+
+/** A call that may be sent: its server's SERVERS entry and its checked arguments. */
+type Admitted = { server: ServerConfig; args: Record<string, unknown> };
 
 export async function executeCall(
   port: ExecutionPort,
@@ -118,78 +120,108 @@ async function runCall(
       message: `there is no tool ${name.slice(0, 80)} in this session's catalog; closest names: ${closest}`,
     };
   }
-  const via = context.via;
   const digest = await argsDigest(args);
   const base = {
     tool: name,
     server: tool.server,
-    via,
+    via: context.via,
     client: context.client ?? null,
     argsDigest: digest.argsDigest,
     argsBytes: digest.argsBytes,
     arguments: init.storeArguments ? digest.canonical : null,
   };
-  const audit = (e: Omit<AuditInput, "tool">) => port.transaction(() => port.writeAudit([{ ...base, ...e }]));
+  const call: Call = { name, tool, args, context, base };
+  const admitted = await admit(port, cfg, call, did);
+  if ("stop" in admitted) return admitted.stop;
+  const creds = await credentials(port, cfg, call, admitted.server);
+  if ("stop" in creds) return creds.stop;
+  return send(port, cfg, call, admitted, creds);
+}
+
+/** Write one audit row of the call, in a transaction of its own. */
+function audit(port: ExecutionPort, call: Call, e: Omit<AuditInput, "tool">): void {
+  port.transaction(() => port.writeAudit([{ ...call.base, ...e }]));
+}
+
+/** What refuses a call before anything is sent: the gate, SERVERS, load-if-not-loaded, the arguments. */
+async function admit(port: ExecutionPort, cfg: Settings, call: Call, did: { load: boolean }): Promise<Stop | Admitted> {
+  const { name, tool, context } = call;
   const reason = port.gate(name);
   if (reason) {
-    audit({ type: "denial", outcome: "denied", detail: reason });
-    return { ok: false, code: "forbidden", message: notAvailable(name), outcome: "denied" };
+    audit(port, call, { type: "denial", outcome: "denied", detail: reason });
+    return { stop: { ok: false, code: "forbidden", message: notAvailable(name), outcome: "denied" } };
   }
   // a malformed SERVERS: the call cannot run, and the message says why (an error does not cross the object's RPC intact)
-  if (cfg.serversProblem) return { ok: false, code: "internal", message: cfg.serversProblem };
+  if (cfg.serversProblem) return { stop: { ok: false, code: "internal", message: cfg.serversProblem } };
   const server = cfg.servers.get(tool.server);
   if (!server) {
-    return { ok: false, code: "not_executable", message: `server ${tool.server} has no SERVERS entry: its tools are run by the client` };
+    const message = `server ${tool.server} has no SERVERS entry: its tools are run by the client`;
+    return { stop: { ok: false, code: "not_executable", message } };
   }
-  if (!isLoaded({ ...init, activations: port.activations }, name)) {
+  if (!isLoaded({ ...port.init, activations: port.activations }, name)) {
     // null: the session was deleted meanwhile
-    const activated = await port.activate([name], `call:${name}`, { via, client: context.client, load: true });
-    if (!activated) return null;
+    const activated = await port.activate([name], `call:${name}`, { via: context.via, client: context.client, load: true });
+    if (!activated) return { stop: null };
     did.load = activated.loaded.includes(name);
   }
-  const check = checkArguments(tool.inputSchema, (args ?? {}) as Record<string, unknown>);
+  const check = checkArguments(tool.inputSchema, (call.args ?? {}) as Record<string, unknown>);
   if (!check.ok) {
-    audit({ type: "call", outcome: "invalid_arguments", detail: check.errors.join("; ") });
+    audit(port, call, { type: "call", outcome: "invalid_arguments", detail: check.errors.join("; ") });
     const message = `invalid arguments for ${name}: ${check.errors.join("; ")}`;
-    return { ok: false, code: "bad_request", message, outcome: "invalid_arguments" };
+    return { stop: { ok: false, code: "bad_request", message, outcome: "invalid_arguments" } };
   }
-  const origin = context.origin ?? "";
-  let resolved: Credentials;
+  return { server, args: check.args };
+}
+
+/** The credentials the call is sent with; or, nothing sent, a connect link or why there are none. */
+async function credentials(port: ExecutionPort, cfg: Settings, call: Call, server: ServerConfig): Promise<Stop | Credentials> {
+  const serverName = call.tool.server;
   try {
-    resolved = await credentialsFor(tool.server, server, cfg, port.accounts, origin);
+    return await credentialsFor(serverName, server, cfg, port.accounts, call.context.origin ?? "");
   } catch (e) {
     if (e instanceof NeedsConnection) {
-      audit({ type: "call", outcome: "needs_connection", detail: "the user has not connected this server: answered a connect link" });
-      return { ok: true, result: connectResult(tool.server, e.link), outcome: "needs_connection" };
+      const detail = "the user has not connected this server: answered a connect link";
+      audit(port, call, { type: "call", outcome: "needs_connection", detail });
+      return { stop: { ok: true, result: connectResult(serverName, e.link), outcome: "needs_connection" } };
     }
     // the deployment's configuration (a secret not set), or a token refresh that failed: nothing was sent
     const message = (e as Error).message;
     if (!(e instanceof ToolsearchError)) {
-      audit({ type: "call", outcome: "transport_error", detail: message });
-      return { ok: false, code: "server_failed", message, outcome: "transport_error" };
+      audit(port, call, { type: "call", outcome: "transport_error", detail: message });
+      return { stop: { ok: false, code: "server_failed", message, outcome: "transport_error" } };
     }
-    audit({ type: "call", outcome: "config_error", detail: message });
-    return { ok: false, code: e.code, message, outcome: "config_error" };
+    audit(port, call, { type: "call", outcome: "config_error", detail: message });
+    return { stop: { ok: false, code: e.code, message, outcome: "config_error" } };
   }
-  let secrets = resolved.secrets;
-  const key = `${init.id}/${tool.server}`;
+}
+
+/** Send the call in its server's kept-alive session, written ahead; call-end.ts records how it ended. */
+async function send(
+  port: ExecutionPort,
+  cfg: Settings,
+  { name, tool, context, base }: Call,
+  { server, args }: Admitted,
+  creds: Credentials,
+): Promise<CallOutcome> {
+  let resolved = creds;
+  const key = `${port.init.id}/${tool.server}`;
   if (!port.servers.get(tool.server) && opening.has(key)) await opening.get(key)!.catch(() => {});
   // write-ahead: the call's row (`started`) in the transaction that reads the session it goes to;
   // nothing is sent before it commits, so no call can run upstream without a row
-  const { before, call } = port.transaction(() => ({
+  const { before, row } = port.transaction(() => ({
     before: port.servers.get(tool.server),
-    call: port.begin({ ...base, type: "call" }, context.key),
+    row: port.begin({ ...base, type: "call" }, context.key),
   }));
-  const startedAt = Date.now();
+  const sent: SentCall = { name, server: tool.server, config: server, before, row, startedAt: Date.now() };
   try {
     // progress messages leave through /mcp's notifications/progress: redacted like the result (M4)
     const progress = context.onProgress;
-    const onProgress = progress && ((p: Progress) => progress(p.message === undefined ? p : { ...p, message: redact(p.message, secrets) }));
-    // what is read of an answer is bounded too (M6): the cap below applies to what was read
+    const onProgress =
+      progress && ((p: Progress) => progress(p.message === undefined ? p : { ...p, message: redact(p.message, resolved.secrets) }));
+    // what is read of an answer is bounded too (M6): the cap (call-end.ts) applies to what was read
     const maxBytes = Math.max(4 * cfg.resultMaxBytes, READ_MIN_BYTES);
-    const request = { tool: tool.originalName, args: check.args, signal: call.signal, onProgress, maxBytes };
-    const pending = callAsUser(tool.server, server, resolved, port.accounts, origin, (c) => {
-      secrets = c.secrets;
+    const request = { tool: tool.originalName, args, signal: row.signal, onProgress, maxBytes };
+    const pending = callAsUser(tool.server, server, resolved, port.accounts, context.origin ?? "", (c) => {
       resolved = c;
       return callRemote(server, c.headers, before, request);
     });
@@ -199,66 +231,8 @@ async function runCall(
         pending.finally(() => opening.delete(key)).catch(() => {}),
       );
     const remote = await pending;
-    const capped = capResult(JSON.parse(redact(JSON.stringify(remote.result), secrets)) as CallToolResult, cfg.resultMaxBytes);
-    const result = capped.result;
-    if (remote.reinitialized) {
-      result.content.push({
-        type: "text",
-        text: `[toolsearch: the server had ended this session's MCP session; a new one was started, so state the server kept for it may be gone]`,
-      });
-    }
-    const outcome: AuditOutcome = result.isError ? "tool_error" : "ok";
-    const notes = [capped.capped ? "result capped" : "", remote.reinitialized ? RECONNECTED : ""];
-    const kept = port.transaction(() => {
-      const kept = port.servers.replace(tool.server, before, remote.session);
-      call.end({
-        outcome,
-        durationMs: Date.now() - startedAt,
-        resultBytes: capped.bytes,
-        detail: notes.filter(Boolean).join("; ") || null,
-      });
-      return kept;
-    });
-    // another call stored its session first: ours would never be used again
-    if (!kept && remote.session) await closeRemote(server, resolved.headers, remote.session).catch(() => {});
-    return { ok: true, result, outcome };
+    return await answered(port, sent, remote, resolved, cfg.resultMaxBytes);
   } catch (e) {
-    if (e instanceof NeedsConnection) {
-      const detail = "the server refused the user's token after a refresh: the connection was dropped; answered a connect link";
-      port.transaction(() => call.end({ outcome: "needs_connection", durationMs: Date.now() - startedAt, detail }));
-      return { ok: true, result: connectResult(tool.server, e.link), outcome: "needs_connection" };
-    }
-    const failure = e instanceof UpstreamFailure ? e : new UpstreamFailure("transport_error", String((e as Error)?.message ?? e));
-    const message = redact(failure.message, secrets);
-    const outcome: AuditOutcome = failure.kind === "unauthorized" ? "transport_error" : failure.kind;
-    port.transaction(() => call.end({ outcome, durationMs: Date.now() - startedAt, detail: message }));
-    // cancelled: by a deletion of the session (its answer is the 404), or by the client, which no longer waits for one
-    const what =
-      failure.kind === "timeout"
-        ? `server ${tool.server} did not answer ${name} within ${server.timeoutMs} ms; the request was cancelled on the server`
-        : failure.kind === "cancelled"
-          ? `the call of ${name} on server ${tool.server} was cancelled (${message}); the server was sent notifications/cancelled`
-          : `server ${tool.server} failed on ${name}: ${message}`;
-    const code: ErrorCode = failure.kind === "timeout" ? "upstream_timeout" : failure.kind === "cancelled" ? "not_found" : "server_failed";
-    return { ok: false, code, message: what, outcome };
+    return failed(port, sent, e, resolved.secrets);
   }
-}
-
-const RECONNECTED = "reconnected: the server did not know its MCP session (expired or restarted); a new one ran the call";
-
-/** Close every server session of a session that ends (HTTP DELETE; failures only logged). */
-export async function closeServerSessions(servers: ServerSessions, cfg: Settings, sessionId: string): Promise<void> {
-  await Promise.all(
-    servers.all().map(async (r) => {
-      const server = cfg.servers.get(r.server);
-      // a server of per-user tokens: no token is fetched to end a session; the server expires it
-      if (!server || server.oauth) return;
-      try {
-        const { headers } = resolveHeaders(r.server, server, cfg.secret);
-        await closeRemote(server, headers, r);
-      } catch (e) {
-        console.warn(`session ${sessionId}: closing the ${r.server} MCP session failed: ${(e as Error).message}`);
-      }
-    }),
-  );
 }

@@ -1,15 +1,17 @@
 // When a session object's storage goes: the plan of its one alarm (the session's expiry, the audit
 // outbox's delivery), the alarm's own work (settle calls an earlier instance left, deliver, prune
-// past retention, expire), deletion, and dropping the storage once nothing is left to keep. The
-// object (session-do.ts) owns the tables and the RPC; this owns their end. The schema flag lives
-// here: an object only ever read or probed must not get storage (schema.ts).
+// past retention, expire), deletion (its server sessions are closed), and dropping the storage
+// once nothing is left to keep. The object (session-do.ts) owns the tables and the RPC; this owns
+// their end. The schema flag lives here: an object only ever read or probed must not get storage
+// (schema.ts).
 
+import { resolveHeaders } from "../core/servers.ts";
 import { retentionCutoff, type TenantQuotas } from "../quotas.ts";
-import { settings } from "../settings.ts";
+import { settings, type Settings } from "../settings.ts";
 import type { SessionAlarm } from "./alarm.ts";
 import { outboxSize, pruneDelivered, type Outbox } from "./audit-store.ts";
 import type { CallsInFlight } from "./calls-in-flight.ts";
-import { closeServerSessions } from "./execution.ts";
+import { closeRemote } from "./mcp-client.ts";
 import type { ResponseStore } from "./response-store.ts";
 import { hasSchema, migrate } from "./schema.ts";
 import type { ServerSessions } from "./server-sessions.ts";
@@ -114,4 +116,21 @@ export class SessionLifecycle {
     if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
     if (!(await this.dropIfEmpty())) await this.schedule();
   }
+}
+
+/** Close every server session of a session that ends (HTTP DELETE; failures only logged). */
+async function closeServerSessions(servers: ServerSessions, cfg: Settings, sessionId: string): Promise<void> {
+  await Promise.all(
+    servers.all().map(async (r) => {
+      const server = cfg.servers.get(r.server);
+      // a server of per-user tokens: no token is fetched to end a session; the server expires it
+      if (!server || server.oauth) return;
+      try {
+        const { headers } = resolveHeaders(r.server, server, cfg.secret);
+        await closeRemote(server, headers, r);
+      } catch (e) {
+        console.warn(`session ${sessionId}: closing the ${r.server} MCP session failed: ${(e as Error).message}`);
+      }
+    }),
+  );
 }
