@@ -21,28 +21,35 @@ const p99 = (xs: number[]) =>
 const ROUNDS = 3;
 
 /**
- * Ranking latency of toolsearch, pooled over ROUNDS fresh restores: `cold` is each restore's
+ * Ranking latency of toolsearch, pooled over `rounds` fresh restores: `cold` is each restore's
  * first pass (JIT already warm from the previous rounds or a warm-up copy, word cache empty),
  * `warm` its second pass. Pooling keeps one stall of the shared machine from being the p99.
  * A GC after each restore: else the first scavenge of a timed pass copies the freshly parsed
- * catalog (10-20 ms at 3,004 tools), a cost of loading, not of ranking.
+ * catalog (10-20 ms at 3,004 tools), a cost of loading, not of ranking. Several files are taken
+ * in turn, round by round, so a slow spell of the machine falls on all of them alike.
  */
-export async function latency(path: string, queries: EvalQuery[]): Promise<{ cold: number; warm: number }> {
-  const warmUp = await load(path);
-  for (const q of queries) rankNames(warmUp.cat, q.query, 10);
-  const cold: number[] = [];
-  const warm: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    const { cat } = await load(path);
-    gc();
-    for (const times of [cold, warm]) {
-      for (const q of queries) {
-        const t = performance.now();
-        rankNames(cat, q.query, 10);
-        times.push(performance.now() - t);
+export async function latencies(paths: string[], queries: EvalQuery[], rounds = ROUNDS): Promise<Array<{ cold: number; warm: number }>> {
+  const warmUps = await Promise.all(paths.map(load));
+  for (const w of warmUps) for (const q of queries) rankNames(w.cat, q.query, 10);
+  const times = paths.map(() => ({ cold: [] as number[], warm: [] as number[] }));
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, path] of paths.entries()) {
+      const { cat } = await load(path);
+      gc();
+      for (const pass of [times[i]!.cold, times[i]!.warm]) {
+        for (const q of queries) {
+          const t = performance.now();
+          rankNames(cat, q.query, 10);
+          pass.push(performance.now() - t);
+        }
       }
     }
   }
-  void warmUp.cat.tools.length; // kept alive until here: its collection is not the timed passes' cost
-  return { cold: p99(cold), warm: p99(warm) };
+  void warmUps.length; // kept alive until here: their collection is not the timed passes' cost
+  return times.map((t) => ({ cold: p99(t.cold), warm: p99(t.warm) }));
+}
+
+/** latencies() of one file. */
+export async function latency(path: string, queries: EvalQuery[]): Promise<{ cold: number; warm: number }> {
+  return (await latencies([path], queries))[0]!;
 }
