@@ -90,13 +90,9 @@ async function keys(raw: string | undefined): Promise<Keys> {
 
 const DENIED = "missing or invalid API key (send Authorization: Bearer <key>)";
 
-/** The principal of the request's key; 401 without a valid one. */
-export async function authenticate(request: Request, apiKeys: string | undefined): Promise<Caller> {
+/** The entry of `key` and its id; 401 when it is not a key. */
+async function lookup(apiKeys: string | undefined, key: string): Promise<{ found: KeyEntry; id: string }> {
   const { digests } = await keys(apiKeys);
-  // x-api-key: Anthropic's clients send the key so (Claude Code's ANTHROPIC_API_KEY, the Anthropic SDK)
-  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "") ?? /^(\S+)$/.exec(request.headers.get("x-api-key") ?? "");
-  if (!m) throw new ToolsearchError("unauthorized", DENIED);
-  const key = m[1]!;
   const given = matched.get(key) ?? (await digest(key));
   let found: KeyEntry | undefined;
   for (const k of digests) if (crypto.subtle.timingSafeEqual(given, k.digest)) found = k;
@@ -106,12 +102,34 @@ export async function authenticate(request: Request, apiKeys: string | undefined
     matched.set(key, given);
   }
   const id = [...new Uint8Array(found.digest, 0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return { found, id };
+}
+
+/** The principal of the request's key; 401 without a valid one. */
+export async function authenticate(request: Request, apiKeys: string | undefined): Promise<Caller> {
+  // x-api-key: Anthropic's clients send the key so (Claude Code's ANTHROPIC_API_KEY, the Anthropic SDK)
+  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "") ?? /^(\S+)$/.exec(request.headers.get("x-api-key") ?? "");
+  if (!m) throw new ToolsearchError("unauthorized", DENIED);
+  const { found, id } = await lookup(apiKeys, m[1]!);
   const asserted = request.headers.get(USER_HEADER);
   if (asserted === null) return { tenant: found.tenant, user: found.user, key: id };
   if (!found.assertsUser)
     throw new ToolsearchError("forbidden", `${USER_HEADER}: this API key may not name a user (API_KEYS: "assertsUser": true)`);
   if (!USER_RE.test(asserted)) throw new ToolsearchError("bad_request", `${USER_HEADER}: must be 1-128 letters, digits, _ . @ + or -`);
   return { tenant: found.tenant, user: asserted, key: id };
+}
+
+/**
+ * `key` as the caller it is when acting as `p` (the connect page's proof, routes/connect.ts): a key
+ * of p's tenant that is p's own (its user), or that may name users (`assertsUser`, or no user of its
+ * own: the end-user ids a surface carries). 401 for no key; 403 for another principal's key.
+ */
+export async function keyActingAs(key: string, p: Principal, apiKeys: string | undefined): Promise<Caller> {
+  const { found, id } = await lookup(apiKeys, key);
+  const names = found.assertsUser || found.user === "";
+  if (found.tenant !== p.tenant || (!names && found.user !== p.user) || !p.user)
+    throw new ToolsearchError("forbidden", `this API key is not one of ${p.tenant}/${p.user}: the link was made for another account`);
+  return { tenant: p.tenant, user: p.user, key: id };
 }
 
 /** The namespace sessions are issued in: the tenant, or the tenant and the user (ids.ts, create.ts). */

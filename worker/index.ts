@@ -21,6 +21,7 @@ import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
+import { connectRoutes } from "./routes/connect.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { pageRoutes } from "./routes/page.ts";
@@ -43,6 +44,7 @@ const routes: Route[] = [
   ...messagesRoutes,
   ...mcpRoutes,
   ...connectionRoutes,
+  ...connectRoutes,
 ];
 
 /** Paths behind API keys: the REST and chat API, and the MCP gateway. */

@@ -54,7 +54,7 @@ export async function runOAuth(rounds: number): Promise<string> {
     const first = await api.call(s, "mcp__accounts__echo", { message: "hi" });
     const link = /account: (\S+)/.exec(first.body.content[0].text)?.[1];
     if (!link) throw new Error(`expected a connect link, got ${JSON.stringify(first.body)}`);
-    await browser(up.accounts, "alice")(link);
+    await browser(up.accounts, "alice", [], KEY)(link);
     const ms = { accounts: [] as number[], service: [] as number[] };
     for (let i = 0; i < WARMUP + rounds; i++) {
       const order = i % 2 ? (["accounts", "service"] as const) : (["service", "accounts"] as const);

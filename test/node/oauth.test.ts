@@ -103,7 +103,8 @@ function linkOf(text: string, server: string): string {
   return m![2]!;
 }
 
-const browser = (person: string) => ({ get: browseAs(up.accounts, person, answers) });
+// the person's browser; on the confirmation page it gives the key that acts as the person: their own, else the backend's (assertsUser)
+const browser = (person: string) => ({ get: browseAs(up.accounts, person, answers, Reflect.get(KEYS, person) ?? KEYS.backend) });
 
 const control = async (path: string, body?: unknown) =>
   (

@@ -1,7 +1,7 @@
 // The one way to reach a principal's accounts: a typed client around the principal object's stub
 // (SessionDO in its principal role, accounts/principal-role.ts). Each method is one RPC, the
 // role's method pipelined on principal(). Used by a session object for its calls' tokens, by
-// /v1/connections, and by the connect link and its callback (which know the principal only from
+// /v1/connections, and by the connect page's POST and its callback (which know the principal only from
 // the link or the state).
 
 import { principalName, type Principal } from "./principal-names.ts";
@@ -39,8 +39,8 @@ export class AccountsClient {
     return this.stub.principal().disconnect(server);
   }
 
-  openLink(secret: string, origin: string): Promise<LinkOpened> {
-    return this.stub.principal().openLink(secret, origin);
+  startFlow(secret: string, server: string, origin: string): Promise<LinkOpened> {
+    return this.stub.principal().startFlow(secret, server, origin);
   }
 
   finish(flow: string, code: string): Promise<FlowFinished> {

@@ -1,7 +1,9 @@
 // Names of a principal's things: its Durable Object (`principal:<tenant>/<user>`, a role of
 // SessionDO beside the `<tenant>/<id>` session objects), the principal as it travels in a connect
 // link and in an OAuth `state` (base64url of `<tenant>/<user>`, checked on the way back), and the
-// random parts of links and flows (256 bits, base64url).
+// random parts of links and flows (256 bits, base64url). A link is
+// `/connect/<server>/<principal>.<secret>`; a state is `<principal>.<flow>.<tag>`, the tag signing
+// the first two (sealed.ts), so a forged callback is refused before any object is addressed.
 
 import { TENANT_RE, USER_RE, type Principal } from "../auth.ts";
 
@@ -53,13 +55,27 @@ export function randomToken(): string {
 
 export const LINK_PATH = "/connect/";
 
-export function linkUrl(origin: string, p: Principal, secret: string): string {
-  return `${origin}${LINK_PATH}${principalToken(p)}.${secret}`;
+export function linkUrl(origin: string, server: string, p: Principal, secret: string): string {
+  return `${origin}${LINK_PATH}${encodeURIComponent(server)}/${principalToken(p)}.${secret}`;
 }
 
-/** `<principal>.<secret>` (a link's last segment, or a callback's state) split and checked. */
+/** `<principal>.<secret>` (a link's last segment) split and checked. */
 export function splitToken(text: string): { principal: Principal; secret: string } | null {
   const m = /^([A-Za-z0-9_-]{1,300})\.([A-Za-z0-9_-]{43})$/.exec(text);
   const principal = m && principalFromToken(m[1]!);
   return principal ? { principal, secret: m![2]! } : null;
+}
+
+/** What a flow's tag signs: its principal and its nonce. */
+export const flowText = (p: Principal, flow: string) => `${principalToken(p)}.${flow}`;
+
+export function flowState(p: Principal, flow: string, tag: string): string {
+  return `${flowText(p, flow)}.${tag}`;
+}
+
+/** A callback's `state` split and checked (the tag is checked by the caller, sealed.ts signed()). */
+export function splitState(text: string): { principal: Principal; flow: string; tag: string } | null {
+  const m = /^([A-Za-z0-9_-]{1,300})\.([A-Za-z0-9_-]{43})\.([A-Za-z0-9_-]{22})$/.exec(text);
+  const principal = m && principalFromToken(m[1]!);
+  return principal ? { principal, flow: m![2]!, tag: m![3]! } : null;
 }

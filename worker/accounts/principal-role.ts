@@ -4,17 +4,21 @@
 // refresh), what to do after the server refused one (refresh once, else the connection is
 // dropped), the connections (GET/DELETE /v1/connections), and the two halves of connecting: a
 // link opened (single use, expiring) sends the browser to the authorization server; its callback
-// exchanges the code. Answers never carry a token except token()'s own, to the session object
-// that sends it upstream; errors carry no token (they name the server and the step).
+// exchanges the code. Only the connect page's POST starts a flow, after the Worker checked that
+// the browser holds a key of this principal (routes/connect.ts); the flow's state is signed.
+// Disconnecting drops every link and flow of the server. Values sealed with the previous key
+// during a rotation are sealed again with the current one when read. Answers never carry a token
+// except token()'s own, to the session object that sends it upstream; errors carry no token
+// (they name the server and the step).
 
 import { RpcTarget } from "cloudflare:workers";
 import { sha256Hex } from "../core/canonical.ts";
 import type { ServerConfig } from "../core/servers.ts";
 import { settings } from "../settings.ts";
 import { authorizationUrl, clientFor, discover, exchange, refresh, revoke, type ClientInfo, type Grant, type ServerAuth } from "./oauth.ts";
-import { linkUrl, principalOfName, principalToken, randomToken, type Principal } from "./principal-names.ts";
+import { flowState, flowText, linkUrl, principalOfName, randomToken, type Principal } from "./principal-names.ts";
 import { PrincipalStore } from "./principal-store.ts";
-import { open, seal, sealingSecret } from "./sealed.ts";
+import { openEither, seal, sealingKeys, sign, type SealingKeys } from "./sealed.ts";
 
 /** `until`: when the token is due for refresh (ms since 1970; absent: no lifetime given) */
 export type TokenAnswer = { kind: "token"; token: string; until?: number } | { kind: "connect"; link: string };
@@ -26,6 +30,7 @@ export interface ConnectionInfo {
   expiresAt: string | null;
 }
 
+/** `flow`: the nonce the browser's cookie must carry back to the callback */
 export type LinkOpened = { ok: true; location: string; flow: string } | { ok: false; reason: string };
 export type FlowFinished = { ok: true; server: string } | { ok: false; reason: string };
 
@@ -58,8 +63,12 @@ export class PrincipalRole extends RpcTarget {
     return server;
   }
 
+  private keys(): SealingKeys {
+    return sealingKeys(settings(this.env).secret);
+  }
+
   private key(): string {
-    return sealingSecret(settings(this.env).secret("TOKEN_ENCRYPTION_KEY"));
+    return this.keys().current;
   }
 
   private where(server: string, kind: string): string {
@@ -70,12 +79,16 @@ export class PrincipalRole extends RpcTarget {
   private async link(server: string, origin: string): Promise<TokenAnswer> {
     const secret = randomToken();
     this.store.addLink(await sha256Hex(secret), server, Date.now(), settings(this.env).connectLinkTtlMs);
-    return { kind: "connect", link: linkUrl(origin, this.principal, secret) };
+    return { kind: "connect", link: linkUrl(origin, server, this.principal, secret) };
   }
 
   private async grant(server: string): Promise<Grant | null> {
     const row = this.store.connection(server);
-    return row ? open<Grant>(this.key(), this.where(server, "grant"), row.sealed) : null;
+    const opened = row && (await openEither<Grant>(this.keys(), this.where(server, "grant"), row.sealed));
+    if (!row || !opened) return null;
+    // sealed with the previous key: seal it again with the current one (rotation, R2-L5)
+    if (opened.stale) this.store.putConnection({ ...row, sealed: await seal(this.key(), this.where(server, "grant"), opened.value) });
+    return opened.value;
   }
 
   private async saveGrant(server: string, grant: Grant, connectedAt: number): Promise<void> {
@@ -92,9 +105,10 @@ export class PrincipalRole extends RpcTarget {
 
   private async client(server: string): Promise<{ auth: ServerAuth; client: ClientInfo } | null> {
     const stored = this.store.serverAuth(server);
-    if (!stored) return null;
-    const client = await open<ClientInfo>(this.key(), this.where(server, "client"), stored.client);
-    return client && { auth: stored.auth, client };
+    const opened = stored && (await openEither<ClientInfo>(this.keys(), this.where(server, "client"), stored.client));
+    if (!stored || !opened) return null;
+    if (opened.stale) this.store.putServerAuth(server, stored.auth, await seal(this.key(), this.where(server, "client"), opened.value));
+    return { auth: stored.auth, client: opened.value };
   }
 
   /** The user's access token for `server`, refreshed when due; a connect link when there is none. */
@@ -151,36 +165,50 @@ export class PrincipalRole extends RpcTarget {
     }));
   }
 
-  /** Forget the connection and revoke its tokens at the server (RFC 7009) where it offers that. */
+  /** Forget the connection, and every link and flow for the server; revoke its tokens at the server (RFC 7009) where it offers that. */
   async disconnect(server: string): Promise<{ removed: boolean; revoked: boolean }> {
     const [grant, reg] = await Promise.all([this.grant(server), this.client(server)]);
+    this.store.dropLinks(server);
     const removed = this.store.dropConnection(server);
     if (!removed || !grant || !reg) return { removed, revoked: false };
     const revoked = await revoke(reg.auth, reg.client, grant).catch(() => false);
     return { removed, revoked };
   }
 
-  /** A connect link opened in a browser: where to send it (the authorization server), once. */
-  async openLink(secret: string, origin: string): Promise<LinkOpened> {
+  /**
+   * The connect page's POST, from a browser that proved it holds a key of this principal: where to
+   * send it (the authorization server), once per link. A link for another server is refused; when
+   * discovery or registration fails, the link stays usable.
+   */
+  async startFlow(secret: string, server: string, origin: string): Promise<LinkOpened> {
     const digest = await sha256Hex(secret);
     const link = this.store.link(digest);
-    if (!link) return { ok: false, reason: "this connect link is not known; ask your agent for a new one" };
+    if (!link || link.server !== server) return { ok: false, reason: "this connect link is not known; ask your agent for a new one" };
     if (Date.now() > link.expires_at) return { ok: false, reason: "this connect link has expired; ask your agent for a new one" };
     if (!this.store.openLink(digest, Date.now()))
       return { ok: false, reason: "this connect link was used already; ask your agent for a new one" };
-    const server = this.server(link.server);
-    const redirect = `${origin}/connect/callback`;
-    let reg = await this.client(link.server);
-    if (!reg || reg.client.redirect_uri !== redirect) {
-      const auth = await discover(server);
-      const client = await clientFor(server, auth, redirect, settings(this.env).secret);
-      this.store.putServerAuth(link.server, auth, await seal(this.key(), this.where(link.server, "client"), client));
-      reg = { auth, client };
+    try {
+      const reg = await this.registration(link.server, `${origin}/connect/callback`);
+      const flow = randomToken();
+      const state = flowState(this.principal, flow, await sign(this.key(), flowText(this.principal, flow)));
+      const { url, verifier } = await authorizationUrl(reg.auth, reg.client, state);
+      this.store.setFlow(digest, await sha256Hex(flow), await seal(this.key(), this.where(link.server, "verifier"), verifier));
+      return { ok: true, location: url, flow };
+    } catch (e) {
+      this.store.reopenLink(digest);
+      throw e;
     }
-    const flow = randomToken();
-    const { url, verifier } = await authorizationUrl(reg.auth, reg.client, `${principalToken(this.principal)}.${flow}`);
-    this.store.setFlow(digest, await sha256Hex(flow), await seal(this.key(), this.where(link.server, "verifier"), verifier));
-    return { ok: true, location: url, flow };
+  }
+
+  /** The server's authorization metadata and this Worker's client there: stored, or discovered and registered now. */
+  private async registration(name: string, redirect: string): Promise<{ auth: ServerAuth; client: ClientInfo }> {
+    const reg = await this.client(name);
+    if (reg && reg.client.redirect_uri === redirect) return reg;
+    const server = this.server(name);
+    const auth = await discover(server);
+    const client = await clientFor(server, auth, redirect, settings(this.env).secret);
+    this.store.putServerAuth(name, auth, await seal(this.key(), this.where(name, "client"), client));
+    return { auth, client };
   }
 
   /** The authorization server's callback for a flow this principal started: exchange the code, keep the grant. */
@@ -188,10 +216,11 @@ export class PrincipalRole extends RpcTarget {
     const link = this.store.linkByFlow(await sha256Hex(flow));
     if (!link || !link.verifier) return { ok: false, reason: "this authorization is not known or was completed already" };
     if (Date.now() > link.expires_at) return { ok: false, reason: "this authorization took too long; ask your agent for a new link" };
-    const [verifier, reg] = await Promise.all([
-      open<string>(this.key(), this.where(link.server, "verifier"), link.verifier),
+    const [opened, reg] = await Promise.all([
+      openEither<string>(this.keys(), this.where(link.server, "verifier"), link.verifier),
       this.client(link.server),
     ]);
+    const verifier = opened?.value;
     if (!verifier || !reg || !this.store.finishFlow(link.flow ?? "", Date.now()))
       return { ok: false, reason: "this authorization is not known or was completed already" };
     const grant = await exchange(reg.auth, reg.client, code, verifier).catch((e: unknown) => {

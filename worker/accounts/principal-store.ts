@@ -131,6 +131,17 @@ export class PrincipalStore {
     return this.write().exec("UPDATE connect_links SET opened_at = ? WHERE digest = ? AND opened_at IS NULL", now, digest).rowsWritten > 0;
   }
 
+  /** A link whose authorization could not start (discovery or registration failed): it may be tried again. */
+  reopenLink(digest: string): void {
+    this.write().exec("UPDATE connect_links SET opened_at = NULL WHERE digest = ? AND flow IS NULL", digest);
+  }
+
+  /** Every link and flow for `server`, opened or not (DELETE /v1/connections: none of them connects after it). */
+  dropLinks(server: string): number {
+    if (!this.made) return 0;
+    return this.sql.exec("DELETE FROM connect_links WHERE server = ?", server).rowsWritten;
+  }
+
   setFlow(digest: string, flow: string, sealedVerifier: string): void {
     this.write().exec("UPDATE connect_links SET flow = ?, verifier = ? WHERE digest = ?", flow, sealedVerifier, digest);
   }

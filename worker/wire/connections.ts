@@ -1,5 +1,6 @@
 // The per-user accounts' wire: GET /v1/connections and DELETE /v1/connections/:server answers
-// (the page imports their types), and the query an authorization server sends the callback.
+// (the page imports their types), the connect page's form, and the query an authorization server
+// sends the callback.
 
 import { z } from "zod";
 import { check } from "./check.ts";
@@ -21,6 +22,12 @@ export type ConnectionsAnswer = z.infer<typeof connectionsAnswer>;
 /** DELETE /v1/connections/:server: forgotten, and whether the server revoked the tokens (RFC 7009). */
 export const disconnectAnswer = z.object({ server: z.string(), disconnected: z.literal(true), revoked: z.boolean() }).strict();
 export type DisconnectAnswer = z.infer<typeof disconnectAnswer>;
+
+/** POST /connect/<server>/<link>: the page's form (the key proving the principal, and the page's CSRF token). */
+const connectForm = z.object({ key: z.string().min(1).max(512), csrf: z.string().regex(/^[A-Za-z0-9_-]{43}$/) }).strict();
+export type ConnectForm = z.infer<typeof connectForm>;
+export const parseConnectForm = (body: Uint8Array): ConnectForm =>
+  check(connectForm, Object.fromEntries(new URLSearchParams(new TextDecoder().decode(body))));
 
 /** GET /connect/callback: the authorization response (RFC 6749 4.1.2), or its error. */
 const callbackQuery = z.union([
