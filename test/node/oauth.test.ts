@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browser as browseAs, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
+import { browser as browseAs, control as fixtureControl, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { launchChromium } from "../fixtures/browser.ts";
@@ -106,14 +106,7 @@ function linkOf(text: string, server: string): string {
 // the person's browser; on the confirmation page it gives the key that acts as the person: their own, else the backend's (assertsUser)
 const browser = (person: string) => ({ get: browseAs(up.accounts, person, answers, Reflect.get(KEYS, person) ?? KEYS.backend) });
 
-const control = async (path: string, body?: unknown) =>
-  (
-    await fetch(`${up.accounts}/_control/${path}`, {
-      method: body === undefined ? "GET" : "POST",
-      headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-  ).json() as Promise<Json>;
+const control = (path: string, body?: unknown) => fixtureControl(up.accounts, path, body);
 const events = async (user: string, type: string) =>
   ((await control("log")).events as Json[]).filter((e) => e.user === user && e.type === type);
 

@@ -10,7 +10,8 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0
 const HEADERS = {
   "content-type": "text/html; charset=utf-8",
   "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
+  // not no-referrer: under it Chromium sends `Origin: null` with the form, which the POST must refuse
+  "referrer-policy": "same-origin",
   // form-action is left open on purpose: the form's answer redirects to the authorization server
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   "x-frame-options": "DENY",
