@@ -21,6 +21,7 @@ import { auditRoutes } from "./routes/audit.ts";
 import { callRoutes } from "./routes/calls.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
+import { codeRoutes } from "./routes/code.ts";
 import { connectRoutes } from "./routes/connect.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -38,6 +39,7 @@ const routes: Route[] = [
   ...catalogRoutes,
   ...sessionRoutes,
   ...callRoutes,
+  ...codeRoutes,
   ...auditRoutes,
   ...chatRoutes,
   ...responsesRoutes,

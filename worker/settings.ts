@@ -1,7 +1,7 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstreams (OPENAI_API_KEY and ANTHROPIC_API_KEY are
 // secrets), edge execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links'
-// lifetime), quotas (QUOTAS: quotas.ts), and the perimeter: the deployment's hostnames and the browser origins /v1 and /mcp allow. Parsed once per isolate; a bad value is a clear 500-class config error,
+// lifetime), code mode's limits (CODE_*), quotas (QUOTAS: quotas.ts), and the perimeter: the deployment's hostnames and the browser origins /v1 and /mcp allow. Parsed once per isolate; a bad value is a clear 500-class config error,
 // except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
 // reported by configReport (the log, GET /healthz).
 
@@ -38,8 +38,18 @@ export interface Settings {
   quotas: Quotas;
   /** how long a connect link (per-user OAuth servers) stays valid, unused */
   connectLinkTtlMs: number;
+  /** code mode: a program's limits (CODE_*: worker/code/) */
+  code: CodeLimits;
   /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
   secret(name: string): string | undefined;
+}
+
+export interface CodeLimits {
+  steps: number;
+  memoryBytes: number;
+  wallMs: number;
+  maxCalls: number;
+  parallel: number;
 }
 
 function positive(env: Env, name: keyof Env, fallback: number, min = 1): number {
@@ -140,6 +150,13 @@ export function settings(env: Env): Settings {
     mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
     allowedHosts: allowedHosts(String(env.ALLOWED_HOSTS ?? "")),
     connectLinkTtlMs: positive(env, "CONNECT_LINK_TTL_SECONDS", 600) * 1000,
+    code: {
+      steps: positive(env, "CODE_CPU_STEPS", 10_000),
+      memoryBytes: positive(env, "CODE_MEMORY_MB", 16, 2) * 1024 * 1024,
+      wallMs: positive(env, "CODE_WALL_MS", 30_000, 100),
+      maxCalls: positive(env, "CODE_MAX_CALLS", 200),
+      parallel: positive(env, "CODE_PARALLEL", 4),
+    },
     quotas: parseQuotas(env.QUOTAS),
     secret: (name) => {
       const value: unknown = Reflect.get(env, name);

@@ -6,6 +6,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env, exports } from "cloudflare:workers";
 import type { z } from "zod";
 import worker from "../../worker/index.ts";
+import { runAnswer } from "../../worker/wire/code.ts";
 import * as answers from "../../worker/wire/answers.ts";
 import type { LiveRules } from "../../worker/core/gate.ts";
 
@@ -47,6 +48,7 @@ const ANSWERS: Array<[string, RegExp, z.ZodTypeAny]> = [
   ["GET", /^\/v1\/catalog\/tools$/, answers.catalogTools],
   ["GET", /^\/v1\/catalog\/policy$/, answers.policyAnswer],
   ["GET", /^\/healthz$/, answers.healthAnswer],
+  ["POST", /^\/v1\/sessions\/[^/]+\/code$/, runAnswer],
 ];
 
 /**

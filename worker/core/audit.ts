@@ -5,13 +5,15 @@
 
 import { ToolsearchError } from "./errors.ts";
 
-// `resource` and `prompt`: an upstream resource read or prompt fetched through the MCP gateway (tool: the URI or the prefixed name)
-export type AuditType = "search" | "activation" | "call" | "denial" | "resource" | "prompt";
+// `resource` and `prompt`: an upstream resource read or prompt fetched through the MCP gateway (tool: the URI or the prefixed name);
+// `run`: a code-mode program (args_digest: the code's; detail: its calls), whose calls carry its id in `run`
+export type AuditType = "search" | "activation" | "call" | "denial" | "resource" | "prompt" | "run";
 // `started`: a call's row written before it is sent (write-ahead), completed with its outcome when
 // it ends; `unknown`: still started when its session object restarted (the answer was lost);
 // `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent;
 // `needs_connection`: the server authorizes each user (OAuth) and this one has not connected it
-// (or the grant is gone): the answer is a connect link, nothing was sent.
+// (or the grant is gone): the answer is a connect link, nothing was sent; `program_error`: a code-mode
+// program that did not finish (a syntax error, a throw, a limit: the detail says which).
 export const AUDIT_OUTCOMES = [
   "ok",
   "tool_error",
@@ -24,9 +26,10 @@ export const AUDIT_OUTCOMES = [
   "denied",
   "invalid_arguments",
   "needs_connection",
+  "program_error",
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
-export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial", "resource", "prompt"];
+export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial", "resource", "prompt", "run"];
 
 /** An event as recorded (before it has an id and a time). */
 export interface AuditInput {
@@ -46,6 +49,8 @@ export interface AuditInput {
   via?: string;
   /** the client program, where the surface names one (MCP clientInfo: `name/version`) */
   client?: string | null;
+  /** the code-mode run this event belongs to (its id), or is */
+  run?: string | null;
 }
 
 /** One stored row: the columns of `audit` (session SQLite) and `audit_events` (D1). */
@@ -69,6 +74,7 @@ export interface AuditRow {
   arguments: string | null;
   via: string;
   client: string | null;
+  run: string | null;
 }
 
 export const AUDIT_COLUMNS = [
@@ -90,6 +96,7 @@ export const AUDIT_COLUMNS = [
   "via",
   "client",
   "user",
+  "run",
 ] as const;
 
 export function eventId(at: number, seq: number, random: Uint8Array): string {
@@ -117,6 +124,7 @@ export function auditRow(e: AuditInput, at: number, id: string, owner: { tenant:
     arguments: e.arguments ?? null,
     via: e.via ?? "rest",
     client: e.client ? e.client.slice(0, 200) : null,
+    run: e.run ?? null,
   };
 }
 
@@ -139,6 +147,7 @@ export function auditEvent(r: AuditRow) {
     via: r.via,
     client: r.client ?? null,
     user: r.user ?? null,
+    run: r.run ?? null,
     ...(r.arguments !== null ? { arguments: JSON.parse(r.arguments) as unknown } : {}),
   };
 }
@@ -152,18 +161,22 @@ export interface AuditQuery {
   /** events older than this id (the previous page's cursor) */
   before?: string;
   limit: number;
+  /** only the events of this code-mode run (the run's row and its calls) */
+  run?: string;
   /** only this user's events (set from the caller's key, never from the query: a user sees only their own) */
   user?: string;
 }
 
 export const AUDIT_MAX_LIMIT = 500;
+/** a code-mode run's id: `run_` and 128 random bits, base64url */
+export const RUN_ID_RE = /^run_[A-Za-z0-9_-]{22}$/;
 const bad = (m: string) => new ToolsearchError("bad_request", m);
 
-/** `?session=&tool=&outcome=&type=&since=&limit=&cursor=`, each checked. */
+/** `?session=&tool=&outcome=&type=&run=&since=&limit=&cursor=`, each checked. */
 export function parseAuditQuery(params: URLSearchParams): AuditQuery {
-  const known = new Set(["session", "tool", "outcome", "type", "since", "limit", "cursor"]);
+  const known = new Set(["session", "tool", "outcome", "type", "run", "since", "limit", "cursor"]);
   for (const k of params.keys())
-    if (!known.has(k)) throw bad(`unknown query parameter "${k.slice(0, 40)}" (session, tool, outcome, type, since, limit, cursor)`);
+    if (!known.has(k)) throw bad(`unknown query parameter "${k.slice(0, 40)}" (session, tool, outcome, type, run, since, limit, cursor)`);
   const q: AuditQuery = { limit: 100 };
   const session = params.get("session");
   if (session !== null) {
@@ -184,6 +197,11 @@ export function parseAuditQuery(params: URLSearchParams): AuditQuery {
   if (type !== null) {
     if (!(AUDIT_TYPES as readonly string[]).includes(type)) throw bad(`type: must be one of ${AUDIT_TYPES.join(", ")}`);
     q.type = type as AuditType;
+  }
+  const run = params.get("run");
+  if (run !== null) {
+    if (!RUN_ID_RE.test(run)) throw bad("run: must be a run id");
+    q.run = run;
   }
   const since = params.get("since");
   if (since !== null) {
@@ -216,6 +234,7 @@ export function auditWhere(q: AuditQuery, tenant?: string): { where: string; bin
   if (q.tool) add("tool = ?", q.tool);
   if (q.outcome) add("outcome = ?", q.outcome);
   if (q.type) add("type = ?", q.type);
+  if (q.run) add("run = ?", q.run);
   if (q.since !== undefined) add("at >= ?", q.since);
   if (q.before) add("id < ?", q.before);
   return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", binds };

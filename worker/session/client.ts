@@ -8,7 +8,7 @@
 // caller's tenant (ids.ts) is the same 404, found before the object is addressed: addressing one
 // gives it storage.
 
-import type { AuditQuery } from "../core/audit.ts";
+import type { AuditInput, AuditQuery } from "../core/audit.ts";
 import type { CallToolResult } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import { ToolsearchError } from "../core/errors.ts";
@@ -147,6 +147,11 @@ export class SessionClient {
   /** Run a catalog tool; a refusal throws its coded error. */
   async callTool(name: string, args: unknown, context: CallContext): Promise<CallToolResult> {
     return resultOf(await this.run(name, args, context));
+  }
+
+  /** A code-mode run's own audit row (worker/code/run.ts). */
+  async recordRun(event: Omit<AuditInput, "type">): Promise<void> {
+    if (!(await (await this.stub()).recordRun(event))) throw this.gone();
   }
 
   /** Cancel the session's calls made with CallContext.key `key` (the caller went away); the number cancelled now. */

@@ -25,6 +25,7 @@ import type { SessionInit, SessionState } from "./state.ts";
 export type CreateRequest = SessionRequest & {
   activation: Activation;
   execution?: "client" | "edge";
+  code?: "on" | "off";
   mcp?: { protocolVersion: string; client?: string };
 };
 
@@ -133,6 +134,7 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     ...(frozenProfile.tools ? { whitelist: [...frozenProfile.tools] } : {}),
     execution: req.execution ?? "client",
     storeArguments,
+    ...(req.code === "on" ? { code: "on" as const } : {}),
     ...frozen,
     ...(mcp ? { mcp, execution: "edge" as const } : {}),
   };

@@ -40,8 +40,10 @@ const READ_MIN_BYTES = 4 * 1024 * 1024;
  * trail; `onProgress` (a stub across RPC) asks the server for progress.
  */
 export interface CallContext {
-  via: "rest" | "chat" | "mcp";
+  via: "rest" | "chat" | "mcp" | "code";
   client?: string;
+  /** the code-mode run that made the call (its audit rows carry it) */
+  run?: string;
   onProgress?: (p: Progress) => void;
   /** names the call for SessionClient.cancel (an AbortSignal does not cross the object's RPC) */
   key?: string;
@@ -126,6 +128,7 @@ async function runCall(
     server: tool.server,
     via: context.via,
     client: context.client ?? null,
+    run: context.run ?? null,
     argsDigest: digest.argsDigest,
     argsBytes: digest.argsBytes,
     arguments: init.storeArguments ? digest.canonical : null,

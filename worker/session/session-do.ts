@@ -11,7 +11,7 @@
 
 import { DurableObject } from "cloudflare:workers";
 import { PrincipalRole } from "../accounts/principal-role.ts";
-import type { AuditQuery } from "../core/audit.ts";
+import type { AuditInput, AuditQuery } from "../core/audit.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
 import type { Splice } from "../core/splice.ts";
@@ -174,6 +174,15 @@ export class SessionDO extends DurableObject<Env> {
   /** Run one catalog tool on its server: the one execution path (execution.ts). Null: no session. */
   callTool(name: string, args: unknown, context: CallContext, rules: LiveRules): Promise<CallOutcome | null> {
     return this.tools.call(name, args, context, rules);
+  }
+
+  /** A code-mode run's own audit row, when it ends (its calls carry its id: worker/code/run.ts). False: no session. */
+  recordRun(event: Omit<AuditInput, "type">): boolean {
+    const init = this.store.init();
+    if (!init) return false;
+    this.ctx.storage.transactionSync(() => this.store.writeAudit(init, [{ ...event, type: "run" }]));
+    void this.schedule();
+    return true;
   }
 
   /** The gateway's upstream resources and prompts (resource-gate.ts). Null: no session. */

@@ -39,6 +39,8 @@ export interface SessionInit {
   whitelist?: string[];
   /** who runs catalog tools on the chat endpoint: the client (default) or the Worker */
   execution?: "client" | "edge";
+  /** code mode (worker/code/): runCode is offered, toolSearch answers TypeScript declarations; absent: off */
+  code?: "on";
   /** AUDIT_ARGUMENTS=store when the session started: audit rows keep argument values */
   storeArguments?: boolean;
   /**

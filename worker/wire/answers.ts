@@ -107,7 +107,7 @@ export const auditEvent = z
   .object({
     id: z.string(),
     at: z.string(),
-    type: z.enum(["search", "activation", "call", "denial", "resource", "prompt"]),
+    type: z.enum(["search", "activation", "call", "denial", "resource", "prompt", "run"]),
     session: z.string(),
     tool: z.string().nullable(),
     server: z.string().nullable(),
@@ -123,6 +123,8 @@ export const auditEvent = z
     client: z.string().nullable(),
     /** the user of the session's principal (API_KEYS); null where the key names none */
     user: z.string().nullable(),
+    /** the code-mode run (POST /v1/sessions/:id/code) the event belongs to; null for all else */
+    run: z.string().nullable(),
     /** argument values, only with AUDIT_ARGUMENTS=store */
     arguments: z.unknown().optional(),
   })

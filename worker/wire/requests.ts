@@ -30,6 +30,8 @@ export const option = {
   activation: z.enum(["inject", "proxy"], { errorMap: () => ({ message: 'must be "inject" or "proxy"' }) }),
   listing: z.enum(LISTING_REQUESTS, { errorMap: () => ({ message: LISTING_RULE }) }),
   execution: z.enum(["client", "edge"], { errorMap: () => ({ message: 'must be "client" or "edge"' }) }),
+  /** code mode (docs/code-mode.md): runCode, and toolSearch answering TypeScript declarations */
+  code: z.enum(["on", "off"], { errorMap: () => ({ message: 'must be "on" or "off"' }) }),
 };
 
 const createBody = z
@@ -41,13 +43,14 @@ const createBody = z
     activation: option.activation.default("inject"),
     listing: option.listing.optional(),
     execution: option.execution.default("client"),
+    code: option.code.default("off"),
   })
   .strict();
 
 export type CreateBody = z.infer<typeof createBody>;
 export const parseCreateBody = (v: unknown): CreateBody => check(createBody, v);
 
-const policyQuery = createBody.omit({ activation: true });
+const policyQuery = createBody.omit({ activation: true, code: true });
 export type PolicyQuery = z.infer<typeof policyQuery>;
 
 /** GET /v1/catalog/policy: a session's creation fields as query parameters (numbers as digits). */
@@ -92,3 +95,19 @@ const callBody = z.object({ arguments: z.record(z.unknown(), { invalid_type_erro
 
 export type CallBody = z.infer<typeof callBody>;
 export const parseCallBody = (v: unknown): CallBody => check(callBody, v);
+
+/** POST /v1/sessions/:id/code: the body of an async JavaScript function (docs/code-mode.md). */
+export const MAX_CODE_CHARS = 100_000;
+const codeBody = z
+  .object({
+    code: z
+      .string({ invalid_type_error: "must be a string" })
+      .max(MAX_CODE_CHARS, `at most ${MAX_CODE_CHARS} characters`)
+      .refine(
+        (c) => c.trim().length > 0,
+        "must not be empty: the body of an async function, e.g. `return await tools.<server>.<tool>({})`",
+      ),
+  })
+  .strict();
+export type CodeBody = z.infer<typeof codeBody>;
+export const parseCodeBody = (v: unknown): CodeBody => check(codeBody, v);

@@ -1,0 +1,176 @@
+// Code mode over REST inside workerd (POST /v1/sessions/:id/code): a program that calls real
+// server-everything tools through the one execution path, one of them in a loop, and returns a
+// summary; every call audited under the run's id, and the run a row of its own. Then the bad
+// programs: each a clear error, with nothing left running, and the Worker serving other requests.
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../worker/index.ts";
+import { callWith, EDGE, edgeSession, edgeVars, request, type Json } from "./helpers.ts";
+
+const DENY_ENV = { default: { deny: ["mcp__everything__get-env"] } };
+const codeSession = (access?: Record<string, unknown>) => edgeSession(access, undefined, { code: "on" });
+const run = (id: string, code: string, vars: Record<string, unknown> = EDGE) => callWith(vars, "POST", `/v1/sessions/${id}/code`, { code });
+const audit = async (id: string, q = "") => (await callWith(EDGE, "GET", `/v1/sessions/${id}/audit?limit=500${q}`)).body.events as Json[];
+
+const PROGRAM = `
+const echoed = await tools.everything.echo({ message: "hi" });
+let total = 0;
+for (let i = 1; i <= 10; i++) total += Number(/\\d+/.exec(await tools.everything["get-sum"]({ a: i, b: 0 }))[0]);
+const weather = await tools.mcp__everything__get-structured-content({ location: "Chicago" });
+console.log("summing done", total);
+return { echoed, total, hasTemperature: typeof weather.temperature === "number" };`;
+
+describe("a program", () => {
+  it("calls three tools, one in a loop of 10, and answers only its summary; every call is audited under the run", async () => {
+    const s = await codeSession();
+    const r = await run(
+      s.id,
+      PROGRAM.replace("tools.mcp__everything__get-structured-content", 'tools["mcp__everything__get-structured-content"]'),
+    );
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      run: expect.stringMatching(/^run_[A-Za-z0-9_-]{22}$/),
+      value: { echoed: "Echo: hi", total: 55, hasTemperature: true },
+      logs: ["summing done 55"],
+    });
+    expect(r.body.calls).toHaveLength(12);
+    expect(r.body.calls.map((c: Json) => c.tool)).toEqual([
+      "mcp__everything__echo",
+      ...Array(10).fill("mcp__everything__get-sum"),
+      "mcp__everything__get-structured-content",
+    ]);
+    expect(r.body.calls.every((c: Json) => c.ok && c.ms >= 0)).toBe(true);
+    const rows = await audit(s.id, `&run=${r.body.run}`);
+    const calls = rows.filter((e) => e.type === "call");
+    expect(calls).toHaveLength(12);
+    expect(calls.every((e) => e.outcome === "ok" && e.via === "code" && e.run === r.body.run)).toBe(true);
+    const [runRow] = rows.filter((e) => e.type === "run");
+    expect(runRow).toMatchObject({ outcome: "ok", run: r.body.run, argsDigest: expect.stringMatching(/^sha256:/), detail: "12 calls" });
+    // what is not the run's is not listed under it
+    expect((await audit(s.id)).filter((e) => e.run !== r.body.run).map((e) => e.type)).toEqual(["activation", "activation", "activation"]);
+  });
+
+  it("a session without code mode has no runs: 409", async () => {
+    const s = await edgeSession();
+    const r = await run(s.id, "return 1");
+    expect(r.status).toBe(409);
+    expect(r.body.error.message).toContain('"code": "on"');
+  });
+});
+
+describe("bad programs: a clear error, nothing left running", () => {
+  it("a syntax error and a throw name their line and column in the program's own code", async () => {
+    const s = await codeSession();
+    const syntax = await run(s.id, "const a = 1;\nreturn (a +;");
+    expect(syntax.body.error).toMatchObject({ kind: "syntax", line: 2, message: expect.stringContaining("SyntaxError") });
+    const thrown = await run(s.id, "const x = 1;\nthrow new Error('no such order: ' + x);");
+    expect(thrown.body.error).toMatchObject({ kind: "thrown", line: 2, message: expect.stringContaining("no such order: 1") });
+    expect((await audit(s.id)).filter((e) => e.type === "run").map((e) => e.outcome)).toEqual(["program_error", "program_error"]);
+  });
+
+  it("an endless loop ends at the CPU limit, and another request is served", async () => {
+    const s = await codeSession();
+    const t0 = Date.now();
+    const [loop, other] = await Promise.all([run(s.id, "while (true) {}"), callWith(EDGE, "GET", `/v1/sessions/${s.id}`)]);
+    expect(loop.body.error).toMatchObject({ kind: "cpu", message: expect.stringContaining("CPU limit") });
+    expect(other.status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+
+  it("a promise that never settles ends at the wall limit", async () => {
+    const s = await codeSession();
+    const r = await run(s.id, "await new Promise(() => {})", { ...EDGE, CODE_WALL_MS: "300" });
+    expect(r.body.error).toEqual({ kind: "timeout", message: "the program did not finish within 300 ms" });
+  });
+
+  it("a slow call still running when the wall limit passes is cancelled at its server", async () => {
+    const s = await codeSession();
+    const r = await run(s.id, "return await tools.fixture.slow({ ms: 20000 })", { ...EDGE, CODE_WALL_MS: "500" });
+    expect(r.body.error.kind).toBe("timeout");
+    await expect.poll(async () => (await audit(s.id)).find((e) => e.type === "call")?.outcome, { timeout: 5000 }).toBe("cancelled");
+  });
+
+  it("100 MB of output and a blown-up heap are stopped", async () => {
+    const s = await codeSession();
+    const logs = await run(s.id, "const line = 'x'.repeat(1000); for (let i = 0; i < 100000; i++) console.log(line);");
+    expect(logs.body.error).toMatchObject({ kind: "output" });
+    expect(JSON.stringify(logs.body).length).toBeLessThan(400_000);
+    const answer = await run(s.id, "return 'x'.repeat(5000000)");
+    expect(answer.body.error).toMatchObject({ kind: "output", message: expect.stringContaining("over the") });
+    const memory = await run(s.id, "let s = [1]; while (true) s = s.concat(s);");
+    expect(memory.body.error).toMatchObject({ kind: "memory" });
+  });
+
+  it("has no network and no Worker: fetch, env and bindings are not there", async () => {
+    const s = await codeSession();
+    const r = await run(
+      s.id,
+      "return [typeof fetch, typeof env, typeof SESSIONS, typeof process, typeof require, typeof setTimeout, Object.keys(globalThis).sort()]",
+    );
+    expect(r.body.value).toEqual(["undefined", "undefined", "undefined", "undefined", "undefined", "undefined", ["console", "tools"]]);
+    const f = await run(s.id, "return await fetch('http://127.0.0.1:9/')");
+    expect(f.body.error).toMatchObject({ kind: "thrown", message: expect.stringContaining("'fetch' is not defined") });
+  });
+
+  it("a denied tool and an unknown tool are thrown errors naming them; the program can catch them", async () => {
+    const vars = edgeVars(DENY_ENV);
+    const s = await codeSession(DENY_ENV);
+    const denied = await run(s.id, 'return await tools.everything["get-env"]()', vars);
+    expect(denied.body.error.message).toContain("mcp__everything__get-env");
+    expect(denied.body.calls).toEqual([{ tool: "mcp__everything__get-env", ok: false, ms: expect.any(Number), error: expect.any(String) }]);
+    const unknown = await run(s.id, "return await tools.everything.ehco({ message: 'x' })", vars);
+    expect(unknown.body.error.message).toMatch(/everything\.ehco: there is no tool .*closest names: .*mcp__everything__echo/);
+    const caught = await run(
+      s.id,
+      'try { await tools.everything["get-env"]() } catch (e) { return "caught: " + e.message.slice(0, 40) }',
+      vars,
+    );
+    expect(caught.body.value).toMatch(/^caught: mcp__everything__get-env/);
+    expect((await audit(s.id)).filter((e) => e.type === "denial").map((e) => e.tool)).toEqual([
+      "mcp__everything__get-env",
+      "mcp__everything__get-env",
+    ]);
+  });
+
+  it("more calls than a run may make: the rest are refused, not sent", async () => {
+    const s = await codeSession();
+    const r = await run(
+      s.id,
+      "const out = []; for (let i = 0; i < 5; i++) out.push(await tools.everything.echo({ message: String(i) })); return out",
+      {
+        ...EDGE,
+        CODE_MAX_CALLS: "3",
+      },
+    );
+    expect(r.body.error.message).toContain("a run makes at most 3 calls (CODE_MAX_CALLS)");
+    expect((await audit(s.id)).filter((e) => e.type === "call")).toHaveLength(3);
+  });
+
+  it("calls run in parallel up to CODE_PARALLEL", async () => {
+    const s = await codeSession();
+    const t0 = Date.now();
+    const r = await run(s.id, "return (await Promise.all([1,2,3,4].map(() => tools.fixture.slow({ ms: 600 })))).length", {
+      ...EDGE,
+      CODE_PARALLEL: "2",
+    });
+    expect(r.body.value).toBe(4);
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThan(1150); // two waves of two
+    expect(took).toBeLessThan(2400);
+  });
+
+  it("a run cancelled by its client ends, and so does the call it started", async () => {
+    const s = await codeSession();
+    const aborted = new AbortController();
+    const req = new Request(request("POST", `/v1/sessions/${s.id}/code`, { code: "return await tools.fixture.slow({ ms: 20000 })" }), {
+      signal: aborted.signal,
+    });
+    const pending = worker.fetch(req, { ...env, ...EDGE } as Env, createExecutionContext()).catch((e: Error) => e);
+    await expect.poll(async () => (await audit(s.id)).find((e) => e.type === "call")?.outcome, { timeout: 5000 }).toBe("started");
+    aborted.abort();
+    await pending;
+    await expect.poll(async () => (await audit(s.id)).find((e) => e.type === "call")?.outcome, { timeout: 5000 }).toBe("cancelled");
+    await expect.poll(async () => (await audit(s.id)).find((e) => e.type === "run")?.outcome, { timeout: 5000 }).toBe("cancelled");
+  });
+});
