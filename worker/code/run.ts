@@ -14,7 +14,7 @@ import type { AuditOutcome } from "../core/audit.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import type { RouteContext } from "../http.ts";
 import { callKey, cancelOnAbort } from "../session/cancel.ts";
-import type { SessionClient } from "../session/client.ts";
+import { resultOf, type SessionClient } from "../session/client.ts";
 import type { CallContext } from "../session/execution.ts";
 import { settings } from "../settings.ts";
 import type { CallLine, RunAnswer } from "../wire/code.ts";
@@ -22,6 +22,9 @@ import type { SandboxFailure } from "./program.ts";
 import { runInSandbox } from "./sandbox.ts";
 
 export type RunContext = Pick<RouteContext, "env" | "ctx"> & Pick<CallContext, "via" | "client">;
+
+/** What a run needs of its session: calls through the execution path, cancelling them, and its own audit row. */
+export type RunPort = Pick<SessionClient, "id" | "run" | "cancel" | "recordRun">;
 
 const b64url = (bytes: Uint8Array) =>
   btoa(String.fromCharCode(...bytes))
@@ -76,7 +79,7 @@ const OUTCOMES: Record<SandboxFailure["kind"], AuditOutcome> = {
 
 export async function runProgram(
   c: RunContext,
-  session: SessionClient,
+  session: RunPort,
   cat: LoadedCatalog,
   code: string,
   signal?: AbortSignal,
@@ -99,7 +102,7 @@ export async function runProgram(
       const unwatch = cancelOnAbort(c, session, key, ended, "the program ended");
       try {
         if (ended.aborted) throw new Error("the program ended");
-        const result = await session.callTool(tool, JSON.parse(argsJson), { via: "code", client: c.client, key, run });
+        const result = resultOf(await session.run(tool, JSON.parse(argsJson), { via: "code", client: c.client, key, run }));
         if (result.isError) throw new Error(textOf(result));
         calls.push({ tool, ok: true, ms: Date.now() - t });
         return JSON.stringify(valueOf(result)) ?? "null";

@@ -1,11 +1,12 @@
 // The MCP gateway's view of a session, pure: the tools a client lists (core tools, marked to stay
 // loaded; then in deferred mode toolSearch, carrying the frozen deferred listing in its description,
-// and callTool; then, with `inject` activation only, activated tools in activation order), paged
+// and callTool, and in code-mode sessions runCode; then, with `inject` activation only, activated tools in activation order), paged
 // with opaque cursors, and the initialize instructions, which point to that listing rather than
 // repeat it. Every text comes from the session's frozen fields, so with `proxy` activation (the
 // default) tools/list is the same bytes for every request of every session with the same options
 // and tenant, and nothing a call does changes it.
 
+import { RUN_CODE_TOOL } from "./run-code-tool.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { ToolsearchError } from "./errors.ts";
 import { ALWAYS_LOAD_META, GATEWAY_CALL_TOOL, gatewayToolSearch, type GatewayActivation } from "./mcp-gateway.ts";
@@ -31,6 +32,8 @@ export interface McpSessionView {
   systemSection: string;
   coreTools: readonly string[];
   activations: readonly string[];
+  /** code mode: runCode is listed too (run-code-tool.ts) */
+  code?: "on";
 }
 
 export function mcpTool(t: CatalogTool): McpTool {
@@ -60,11 +63,17 @@ export function sessionMcpTools(byName: ReadonlyMap<string, CatalogTool>, s: Mcp
   };
   // full mode lists every tool: only the catalog's alwaysLoad ones are marked, so a client's own
   // tool search still defers the rest
-  if (s.mode === "full") return s.coreTools.map(tool).map((t) => (t.alwaysLoad ? keptTool(t) : mcpTool(t)));
+  if (s.mode === "full")
+    return [
+      ...s.coreTools.map(tool).map((t) => (t.alwaysLoad ? keptTool(t) : mcpTool(t))),
+      ...(s.code === "on" ? [gatewayTool(RUN_CODE_TOOL)] : []),
+    ];
   // deferred: core tools (alwaysLoad, the profile's) are what the session keeps loaded. Every
   // client tried hands tool descriptions to its model, and not all hand it the instructions, so
   // the listing rides in toolSearch's description, and only there (mcpInstructions points to it)
-  const gateway = [gatewayToolSearch(s.systemSection, s.activation), GATEWAY_CALL_TOOL].map(gatewayTool);
+  const gateway = [gatewayToolSearch(s.systemSection, s.activation), GATEWAY_CALL_TOOL, ...(s.code === "on" ? [RUN_CODE_TOOL] : [])].map(
+    gatewayTool,
+  );
   const activated = s.activation === "inject" ? s.activations.map((n) => mcpTool(tool(n))) : [];
   return [...s.coreTools.map((n) => keptTool(tool(n))), ...gateway, ...activated];
 }

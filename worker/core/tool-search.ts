@@ -6,12 +6,14 @@
 // loaded tools' schemas, since the model's tools list never changes there and it calls them
 // through callTool; on the MCP gateway it always does (mcp-gateway.ts), since a client may not
 // re-list in time and adds its own prefix to tool names. The result's wording follows the same
-// three cases (formatResult: tools list, callTool, the gateway's dynamic form).
+// three cases (formatResult: tools list, callTool, the gateway's dynamic form). A code-mode session's
+// result shows the loaded tools as TypeScript declarations for runCode instead (run-code-tool.ts).
 
 import type { AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
 import type { Activation } from "./chat.ts";
 import { gatewayCallGuide } from "./mcp-gateway.ts";
+import { codeGuide } from "./run-code-tool.ts";
 import { toolDefinition } from "./prompt.ts";
 import { DEFAULT_LIMIT, parseQuery, runSearch, type Match, type SearchCatalog } from "./search.ts";
 import { formatResult } from "./search-result.ts";
@@ -59,7 +61,7 @@ export function proxySchemas(byName: ReadonlyMap<string, CatalogTool>, names: re
 
 export async function answerToolSearch(
   cat: SearchCatalog,
-  session: { mode: "deferred" | "full"; activation: Activation },
+  session: { mode: "deferred" | "full"; activation: Activation; code?: "on" },
   query: unknown,
   limit: unknown,
   activate: Activate,
@@ -111,7 +113,8 @@ export async function answerToolSearch(
   const refused = new Set("denied" in activation ? activation.denied : []);
   for (const name of refused) result += `\nTool ${name} is not available in this session (access policy).`;
   const shown = [...activation.loaded, ...activation.alreadyLoaded];
-  if (via === "mcp") result += gatewayCallGuide(cat.byName, shown);
+  if (session.code === "on") result += codeGuide(cat.byName, shown);
+  else if (via === "mcp") result += gatewayCallGuide(cat.byName, shown);
   else if (proxy) result += proxySchemas(cat.byName, shown);
   return {
     result,

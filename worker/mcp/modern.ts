@@ -49,7 +49,7 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
         cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" } },
       },
     );
-    const port = stablePort(c, init);
+    const port = stablePort(c, init, cat);
     const tools = gatewayTools(cat, session, port);
     server.setRequestHandler("tools/list", async (req) => {
       try {
@@ -74,7 +74,13 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
       if (token !== undefined)
         context.onProgress = (p) => void ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token } });
       try {
-        return (await tools.call(name, args, context, async () => {})) as CallToolResult;
+        return (await tools.call(
+          name,
+          args,
+          context,
+          async () => {},
+          AbortSignal.any([c.request.signal, ctx.mcpReq.signal]),
+        )) as CallToolResult;
       } catch (e) {
         throw invalid(e);
       } finally {

@@ -5,6 +5,7 @@
 // never changes, so nothing is sent. A call with a progressToken gets the upstream server's
 // notifications/progress on its response stream. Also: the session options an MCP client can set.
 
+import { runProgram } from "../code/run.ts";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -36,11 +37,11 @@ import { answerResource, resourceCapabilities } from "./resources.ts";
 /** A gateway session as a request sees it: frozen fields, and activations where tools/list shows them (inject). */
 export type McpSession = FrozenState & { mcp: NonNullable<SessionState["mcp"]>; activations: readonly string[] };
 
-const OPTIONS = ["model", "profile", "deferral", "listing", "contextWindow", "activation"] as const;
+const OPTIONS = ["model", "profile", "deferral", "listing", "contextWindow", "activation", "code"] as const;
 
 /**
  * Session options for an MCP client, which can set a URL and headers but nothing else: query
- * parameters (`?model=&profile=&deferral=&listing=&activation=`) or `x-toolsearch-<option>` headers,
+ * parameters (`?model=&profile=&deferral=&listing=&activation=&code=`) or `x-toolsearch-<option>` headers,
  * checked by the same rules as POST /v1/sessions. Without a model: POLICY's defaultModel. A gateway
  * exists for tool search, so deferral is on unless asked otherwise; activation is `proxy` (the
  * stable surface) unless `inject` is asked for.
@@ -64,12 +65,13 @@ export function clientName(info: unknown): string | undefined {
 }
 
 /** A session's calls and activations, through its object. */
-export function sessionPort(c: RouteContext, id: string): GatewayPort {
+export function sessionPort(c: RouteContext, id: string, cat: LoadedCatalog): GatewayPort {
   const client = SessionClient.of(c, id);
   return {
     run: (name, args, context) => client.run(name, args, context),
     activate: (n, q, a) => client.activate(n, q, a),
     resources: (op, context) => client.resources(op, context),
+    runCode: (code, context, signal) => runProgram({ ...c, ...context }, client, cat, code, signal),
   };
 }
 
@@ -94,7 +96,7 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },
   );
-  const port = sessionPort(c, session.id);
+  const port = sessionPort(c, session.id, cat);
   const tools = gatewayTools(cat, session, port);
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     try {
@@ -115,7 +117,8 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
     if (token !== undefined)
       context.onProgress = (p) => void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken: token } });
     try {
-      return await tools.call(name, args, context, () => extra.sendNotification({ method: "notifications/tools/list_changed" }));
+      const listChanged = () => extra.sendNotification({ method: "notifications/tools/list_changed" });
+      return await tools.call(name, args, context, listChanged, AbortSignal.any([c.request.signal, extra.signal]));
     } catch (e) {
       throw invalid(e);
     }

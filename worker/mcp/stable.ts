@@ -14,6 +14,8 @@
 // every such request of the principal. The object is created on its first call (and again after
 // its idle expiry).
 
+import { runProgram } from "../code/run.ts";
+import type { CallContext } from "../session/execution.ts";
 import { CLIENT_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { principalScope } from "../auth.ts";
@@ -102,7 +104,7 @@ async function clientObjectId(c: RouteContext, view: StableView, client: string)
  * so the retry cannot run a call twice. Every search shows its tools as loaded: "already loaded"
  * would speak of another client's requests.
  */
-export function stablePort(c: RouteContext, init: SessionInit): GatewayPort {
+export function stablePort(c: RouteContext, init: SessionInit, cat: LoadedCatalog): GatewayPort {
   const client = SessionClient.of(c, init.id);
   const key = `${principalScope(c)}/${init.id}`;
   const ensure = async (again = false) => {
@@ -128,5 +130,16 @@ export function stablePort(c: RouteContext, init: SessionInit): GatewayPort {
       return { ...r, loaded: [...r.loaded, ...r.alreadyLoaded], alreadyLoaded: [] };
     },
     resources: (op, context) => withSession(() => client.resources(op, context)),
+    // a program is not retried (its calls may have run): the object is made first, its calls each retried
+    runCode: async (code, context, signal) => {
+      await ensure();
+      const port = {
+        id: client.id,
+        run: (n: string, a: unknown, ctx: CallContext) => withSession(() => client.run(n, a, ctx)),
+        cancel: client.cancel.bind(client),
+        recordRun: client.recordRun.bind(client),
+      };
+      return runProgram({ ...c, ...context }, port, cat, code, signal);
+    },
   };
 }

@@ -3,7 +3,7 @@
 // activation the activated tools); tools/call runs toolSearch in the session (the same search path
 // as /v1), callTool, or a catalog tool named directly, both through the one execution path
 // (session/execution.ts: access, load-if-needed, argument check, kept-alive upstream session,
-// audit). The SDK servers (server.ts for 2025-era sessions, modern.ts for 2026-07-28) only wrap
+// audit), and in code-mode sessions runCode (worker/code/run.ts). The SDK servers (server.ts for 2025-era sessions, modern.ts for 2026-07-28) only wrap
 // this: a tool's own failure (bad arguments, the server failing or timing out) is an `isError`
 // result the model can act on, and so is a callTool name the gateway does not offer (with the
 // closest offered names); a tools/call naming such a tool directly is an InvalidParams error, as
@@ -17,6 +17,9 @@ import { GATEWAY_CALL_TOOL, resolveCallName } from "../core/mcp-gateway.ts";
 import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import { pageOf, sessionMcpTools, type McpSessionView, type McpTool } from "../core/mcp-tools.ts";
 import { CALL_TOOL_NAME, TOOL_SEARCH_NAME } from "../core/prompt.ts";
+import { RUN_CODE_NAME, RUN_CODE_TOOL } from "../core/run-code-tool.ts";
+import { runResult } from "../code/answer-text.ts";
+import type { RunAnswer } from "../wire/code.ts";
 import { closestNames } from "../core/search.ts";
 import { checkArguments } from "../core/tool-args.ts";
 import { answerToolSearch, type Activate } from "../core/tool-search.ts";
@@ -32,13 +35,21 @@ export interface GatewayPort {
   run(name: string, args: unknown, context: CallContext): Promise<CallOutcome>;
   activate: Activate;
   resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome>;
+  /** a code-mode program (worker/code/run.ts), cancelled when `signal` aborts */
+  runCode(code: string, context: CallContext, signal?: AbortSignal): Promise<RunAnswer>;
 }
 
 export type GatewayView = McpSessionView & { access?: AccessRules };
 
 export interface GatewayTools {
   list(cursor: string | undefined): { tools: McpTool[]; nextCursor?: string };
-  call(name: string, args: Record<string, unknown>, context: CallContext, listChanged: () => Promise<void>): Promise<CallToolResult>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    context: CallContext,
+    listChanged: () => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult>;
 }
 
 const text = (t: string, isError = false): CallToolResult => ({
@@ -90,7 +101,7 @@ export function gatewayTools(cat: LoadedCatalog, session: GatewayView, port: Gat
       }
     },
 
-    async call(name, args, context, listChanged) {
+    async call(name, args, context, listChanged, signal) {
       const inject = view.activation === "inject";
       const changed = (grew: boolean) => (inject && grew ? listChanged() : Promise.resolve());
       if (name === TOOL_SEARCH_NAME && view.mode === "deferred") {
@@ -105,6 +116,12 @@ export function gatewayTools(cat: LoadedCatalog, session: GatewayView, port: Gat
         // a callTool that loaded its target grew an inject session's tools/list
         await changed(loaded);
         return result;
+      }
+      if (name === RUN_CODE_NAME && view.code === "on") {
+        const check = checkArguments(RUN_CODE_TOOL.inputSchema, args);
+        if (!check.ok || !String(check.args.code).trim())
+          return text(`Error: ${RUN_CODE_NAME} needs \`code\`: the body of an async function`, true);
+        return runResult(await port.runCode(String(check.args.code), context, signal));
       }
       // the execution path checks the session's view (denials are audited), loads, checks, runs
       const outcome = await port.run(name, args, context);

@@ -11,13 +11,16 @@ import type { SessionClient } from "./client.ts";
 
 export const CLIENT_GONE = "the client went away";
 
+/** what cancelling needs of a session */
+type Canceller = Pick<SessionClient, "id" | "cancel">;
+
 /** A key for the calls of one request or turn (`surface:` + random). */
 export function callKey(surface: string): string {
   return `${surface}:${crypto.randomUUID()}`;
 }
 
 /** Cancel the session's calls under `key` now; the RPC outlives the request. */
-export function cancelLater(c: Pick<RouteContext, "ctx">, session: SessionClient, key: string, reason: string): Promise<void> {
+export function cancelLater(c: Pick<RouteContext, "ctx">, session: Canceller, key: string, reason: string): Promise<void> {
   const sent = session.cancel(key, reason).then(
     () => {},
     (e: unknown) => console.warn(`cancelling ${key} in session ${session.id} failed: ${String((e as Error)?.message ?? e)}`),
@@ -29,7 +32,7 @@ export function cancelLater(c: Pick<RouteContext, "ctx">, session: SessionClient
 /** When `signal` aborts, cancel the session's calls under `key`; the function returned stops watching. */
 export function cancelOnAbort(
   c: Pick<RouteContext, "ctx">,
-  session: SessionClient,
+  session: Canceller,
   key: string,
   signal: AbortSignal | undefined,
   reason = CLIENT_GONE,
