@@ -67,7 +67,7 @@ export function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyCo
 function conversationKey(
   body: TurnBody,
   set: ClientToolSet,
-  options: { profile: string; activation: string; listing?: string; execution: string },
+  options: { profile: string; activation: string; listing?: string; execution: string; code?: "on" },
 ): string {
   const first = (...roles: ChatMessage["role"][]) => body.messages.find((m) => roles.includes(m.role))?.content ?? null;
   return canonicalJson({ model: body.model, ...options, tools: set.hash, system: first("system", "developer"), user: first("user") });
@@ -85,6 +85,8 @@ async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chai
   const profile = headers["x-toolsearch-profile"] ?? "default";
   const listing = headers["x-toolsearch-listing"];
   const execution = headers["x-toolsearch-execution"] ?? "client";
+  // code mode: runCode is a server-side tool of the session (absent from the key when off: keys stay as they were)
+  const code = headers["x-toolsearch-code"] === "on" ? ("on" as const) : undefined;
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
   // the app's end user (OpenAI's `user`/`safety_identifier`): two users of one app never share a
   // session, so neither its activations nor its kept-alive upstream MCP sessions (M9)
@@ -96,13 +98,17 @@ async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chai
         ? `surface\u0000${body.sessionKey}`
         : key !== undefined
           ? `prompt_cache_key\u0000${key}`
-          : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution })}`),
+          : `conversation\u0000${conversationKey(body, set, { profile, activation, listing, execution, ...(code ? { code } : {}) })}`),
   );
   const session = SessionClient.of(c, id);
   const begun = await session.beginChat(chain);
   if (begun) return { ...begun, session };
   // first request of this session: create it, with the plan for the tools it declares
-  const { init, cat } = await sessionInit(c, { model: body.model, profile, deferral: "auto", activation, listing, execution }, id);
+  const { init, cat } = await sessionInit(
+    c,
+    { model: body.model, profile, deferral: "auto", activation, listing, execution, ...(code ? { code } : {}) },
+    id,
+  );
   init.clientTools = planClientTools(set, core, planContext(init, cat, settings(c.env).policy));
   const state = await session.create(init);
   if (state) return { state, splices: [], session };
@@ -141,6 +147,7 @@ export function chatView(state: SessionState, plan: ClientPlan): AgentSession {
     systemSection: state.systemSection + plan.section,
     coreTools: [...state.coreTools, ...plan.kept],
     activations: state.activations,
+    ...(state.code ? { code: state.code } : {}),
   };
 }
 

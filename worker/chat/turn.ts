@@ -10,6 +10,8 @@
 // edge call running (session/cancel.ts).
 // What a surface does with the result (JSON, SSE chunks, Responses events) is its own business.
 
+import { runResult } from "../code/answer-text.ts";
+import { runProgram } from "../code/run.ts";
 import { runAgent, type AgentResult, type ModelTurn } from "../core/agent.ts";
 import { resultText } from "../core/call-result.ts";
 import { withSystemSection, type AgentSession, type ChatMessage, type OpenAITool, type ToolCall } from "../core/chat.ts";
@@ -159,6 +161,8 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
         },
         activate,
         answer: extras.answer && ((call) => extras.answer!(call, { catalog, activate })),
+        runCode: async (code) =>
+          resultText(runResult(await runProgram({ env: c.env, ctx: c.ctx, via: "chat" }, session, cat, code, abort.signal))),
         execute: async (name, args) => {
           onEdgeCall?.();
           const outcome = await session.run(name, args, { via: "chat", key });

@@ -12,6 +12,7 @@
 // their own limit (`edge.maxRounds`), apart from the search rounds (`maxHops`). Catalog tools the
 // session's access view denies are refused by name, never loaded or passed on.
 
+import { RUN_CODE_NAME, RUN_CODE_TOOL } from "./run-code-tool.ts";
 import { notAvailable, type AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
 import {
@@ -42,6 +43,8 @@ export interface ModelTurn {
 export interface AgentIO {
   callModel(request: { messages: ChatMessage[]; tools: OpenAITool[]; toolChoice?: unknown }): Promise<ModelTurn>;
   activate: Activate;
+  /** run a code-mode program at the edge (code-mode sessions); the text is the tool message the model gets */
+  runCode?: (code: string) => Promise<string>;
   /** run a catalog tool at the edge; the text is the tool message the model gets */
   execute?(name: string, args: Record<string, unknown>): Promise<string>;
   /** a call the surface answers itself in a hidden round, with the activations it made (undefined: judged as usual) */
@@ -150,6 +153,11 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       const answer = await answerToolSearch(catalog, session, args?.query, args?.limit, io.activate, input.view, "chat");
       if (answer.activations) session.activations = answer.activations;
       return { call, answer: answer.result };
+    }
+    if (name === RUN_CODE_NAME && session.code === "on" && io.runCode) {
+      const check = checkArguments(RUN_CODE_TOOL.inputSchema, call.function.arguments);
+      if (!check.ok) return { call, answer: `Error: ${RUN_CODE_NAME} ${check.errors.join("; ")}` };
+      return { call, answer: await io.runCode(String(check.args.code)), edge: true };
     }
     if (name === CALL_TOOL_NAME && session.mode === "deferred" && session.activation === "proxy") {
       const check = checkArguments(CALL_TOOL_TOOL.inputSchema, call.function.arguments);

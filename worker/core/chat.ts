@@ -3,6 +3,7 @@
 // message, and the tools are the client's own first, then the session's (core, toolSearch or
 // callTool, activated), so a turn only ever appends to what the previous turn sent. Pure.
 
+import { RUN_CODE_TOOL } from "./run-code-tool.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { sessionPromptParts } from "./frozen.ts";
 import { CALL_TOOL_NAME, openaiTool, promptTools, TOOL_SEARCH_NAME } from "./prompt.ts";
@@ -50,6 +51,8 @@ export interface AgentSession {
   systemSection: string;
   coreTools: readonly string[];
   activations: readonly string[];
+  /** code mode: runCode is offered, run by the Worker (run-code-tool.ts) */
+  code?: "on";
 }
 
 /**
@@ -67,7 +70,8 @@ export function upstreamTools(clientTools: readonly OpenAITool[], s: AgentSessio
   const rest = promptTools(sessionPromptParts(byName, { ...s, activations: s.activations.filter((n) => byName.has(n)) })).filter(
     (t) => !taken.has(t.name),
   );
-  return [...first, ...rest.map((t) => own.get(t.name) ?? (openaiTool(t) as OpenAITool))];
+  const code = s.code === "on" ? [openaiTool(RUN_CODE_TOOL) as OpenAITool] : [];
+  return [...first, ...rest.map((t) => own.get(t.name) ?? (openaiTool(t) as OpenAITool)), ...code];
 }
 
 /** Append the frozen system section to the first system/developer message, or lead with it. */

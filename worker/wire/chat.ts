@@ -142,6 +142,7 @@ const chatHeaders = z.object({
   "x-toolsearch-activation": option.activation.optional(),
   "x-toolsearch-listing": option.listing.optional(),
   "x-toolsearch-execution": option.execution.optional(),
+  "x-toolsearch-code": option.code.optional(),
   "x-toolsearch-core": coreNames.optional(),
   "x-toolsearch-max-hops": intText(0, 10).optional(),
   "x-toolsearch-max-edge-rounds": intText(1, 20).optional(),
