@@ -63,4 +63,30 @@ describe("runCode on /v1/chat/completions", () => {
     const [first] = await recorded(marker);
     expect((first.body.tools ?? []).map((t: Json) => t.function.name)).not.toContain("runCode");
   });
+
+  it("on /v1/responses and /v1/messages (chat upstream) too: the same header, the same hidden round", async () => {
+    const headers = { "x-toolsearch-code": "on", "x-toolsearch-execution": "edge" };
+    const m1 = `code-responses-${crypto.randomUUID()}`;
+    const responses = await callWith(vars, "POST", "/v1/responses", { model: "gpt-4o", input: `sum (${m1}) [code] ${PROGRAM}` }, headers);
+    expect(responses.status).toBe(200);
+    expect(responses.body.output_text ?? JSON.stringify(responses.body.output)).toContain("Done with runCode");
+    const m2 = `code-messages-${crypto.randomUUID()}`;
+    const messages = await callWith(
+      vars,
+      "POST",
+      "/v1/messages",
+      { model: "gpt-4o", max_tokens: 100, messages: [{ role: "user", content: `sum (${m2}) [code] ${PROGRAM}` }] },
+      { ...headers, "anthropic-version": "2023-06-01" },
+    );
+    expect(messages.status).toBe(200);
+    expect(JSON.stringify(messages.body.content)).toContain("Done with runCode");
+    for (const marker of [m1, m2]) {
+      const [, second] = await recorded(marker);
+      expect(JSON.parse(String(second.body.messages.at(-1).content)).value).toEqual({
+        echoed: "Echo: hi",
+        total: 55,
+        conditions: "string",
+      });
+    }
+  });
 });
