@@ -6,7 +6,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { callWith, EDGE, edgeSession, edgeVars, request, type Json } from "./helpers.ts";
+import { AUTH_B, callWith, EDGE, edgeSession, edgeVars, request, type Json } from "./helpers.ts";
 
 const DENY_ENV = { default: { deny: ["mcp__everything__get-env"] } };
 const codeSession = (access?: Record<string, unknown>) => edgeSession(access, undefined, { code: "on" });
@@ -111,6 +111,20 @@ describe("bad programs: a clear error, nothing left running", () => {
     expect(r.body.value).toEqual(["undefined", "undefined", "undefined", "undefined", "undefined", "undefined", ["console", "tools"]]);
     const f = await run(s.id, "return await fetch('http://127.0.0.1:9/')");
     expect(f.body.error).toMatchObject({ kind: "thrown", message: expect.stringContaining("'fetch' is not defined") });
+  });
+
+  it("two tenants: another tenant's session is a 404, and nothing a program writes reaches past its sandbox", async () => {
+    const a = await codeSession();
+    const b = await edgeSession(undefined, AUTH_B, { code: "on" });
+    expect((await callWith(EDGE, "POST", `/v1/sessions/${b.id}/code`, { code: "return 1" })).status).toBe(404);
+    const escape = await run(
+      a.id,
+      "const g = (0, eval)('this'); const f = Function('return this')(); return [g === globalThis, f === globalThis, Object.getOwnPropertyNames(globalThis).filter((k) => !/^[A-Z]/.test(k) && !['globalThis', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'unescape', 'eval', 'undefined'].includes(k)).sort(), typeof tools.constructor, typeof tools.then]",
+    );
+    expect(escape.body.value).toEqual([true, true, ["console", "tools"], "object", "undefined"]);
+    // a tool name is all a program can write: a session id or another tenant's name is not a tool
+    const named = await run(a.id, `return await tools["${b.id}"].prompt()`);
+    expect(named.body.error.message).toMatch(/there is no tool/);
   });
 
   it("a denied tool and an unknown tool are thrown errors naming them; the program can catch them", async () => {
