@@ -9,8 +9,10 @@
 
 import { RpcTarget } from "cloudflare:workers";
 import { sha256Hex } from "../core/canonical.ts";
-import type { ServerConfig } from "../core/servers.ts";
+import { DEFAULT_SERVER_TIMEOUT_MS, type ServerConfig } from "../core/servers.ts";
 import { settings } from "../settings.ts";
+import { callbackIssRefusal, issuerRefusal, pinsFor } from "./issuer-pin.ts";
+import { OAuthStepError, type StepContext } from "./oauth-fetch.ts";
 import { authorizationUrl, clientFor, discover, exchange, refresh, revoke, type ClientInfo, type Grant, type ServerAuth } from "./oauth.ts";
 import { linkUrl, principalOfName, principalToken, randomToken, type Principal } from "./principal-names.ts";
 import { PrincipalStore } from "./principal-store.ts";
@@ -56,6 +58,11 @@ export class PrincipalRole extends RpcTarget {
     const server = settings(this.env).servers.get(name);
     if (!server?.oauth) throw new Error(`SERVERS: ${name} is not a server with "auth": "oauth"`);
     return server;
+  }
+
+  /** an OAuth step's server and deadline (oauth-fetch.ts); a server since removed from SERVERS gets the default */
+  private step(server: string): StepContext {
+    return { server, timeoutMs: settings(this.env).servers.get(server)?.timeoutMs ?? DEFAULT_SERVER_TIMEOUT_MS };
   }
 
   private key(): string {
@@ -132,9 +139,7 @@ export class PrincipalRole extends RpcTarget {
     const [grant, reg] = await Promise.all([this.grant(server), this.client(server)]);
     if (grant && grant.access_token !== stale) return { kind: "token", token: grant.access_token };
     if (!grant || !reg) return this.drop(server, origin);
-    const next = await refresh(reg.auth, reg.client, grant).catch((e: unknown) => {
-      throw new Error(`refreshing the ${server} token failed: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
-    });
+    const next = await refresh(this.step(server), reg.auth, reg.client, grant); // ends by the deadline: waiting calls fail with it
     if (next === "gone") return this.drop(server, origin);
     const row = this.store.connection(server);
     await this.saveGrant(server, { ...next, refresh_token: next.refresh_token ?? grant.refresh_token }, row?.connected_at ?? Date.now());
@@ -156,7 +161,7 @@ export class PrincipalRole extends RpcTarget {
     const [grant, reg] = await Promise.all([this.grant(server), this.client(server)]);
     const removed = this.store.dropConnection(server);
     if (!removed || !grant || !reg) return { removed, revoked: false };
-    const revoked = await revoke(reg.auth, reg.client, grant).catch(() => false);
+    const revoked = await revoke(this.step(server), reg.auth, reg.client, grant);
     return { removed, revoked };
   }
 
@@ -166,17 +171,23 @@ export class PrincipalRole extends RpcTarget {
     const link = this.store.link(digest);
     if (!link) return { ok: false, reason: "this connect link is not known; ask your agent for a new one" };
     if (Date.now() > link.expires_at) return { ok: false, reason: "this connect link has expired; ask your agent for a new one" };
-    if (!this.store.openLink(digest, Date.now()))
-      return { ok: false, reason: "this connect link was used already; ask your agent for a new one" };
+    const used = { ok: false, reason: "this connect link was used already; ask your agent for a new one" } as const;
+    if (link.opened_at !== null) return used;
     const server = this.server(link.server);
     const redirect = `${origin}/connect/callback`;
+    const pins = pinsFor(link.server, settings(this.env).servers, this.store.issuers());
     let reg = await this.client(link.server);
+    // what an earlier connect learned is checked again: SERVERS may pin another issuer since
+    const stale = reg && issuerRefusal(pins, reg.auth.metadata.issuer);
+    if (stale) throw new OAuthStepError(this.step(link.server), "discovery", stale);
     if (!reg || reg.client.redirect_uri !== redirect) {
-      const auth = await discover(server);
-      const client = await clientFor(server, auth, redirect, settings(this.env).secret);
+      const auth = await discover(this.step(link.server), server, pins);
+      const client = await clientFor(this.step(link.server), server, auth, redirect, settings(this.env).secret);
       this.store.putServerAuth(link.server, auth, await seal(this.key(), this.where(link.server, "client"), client));
       reg = { auth, client };
     }
+    // used up only now: a discovery or registration that failed (or ran out of time) leaves the link for another try
+    if (!this.store.openLink(digest, Date.now())) return used;
     const flow = randomToken();
     const { url, verifier } = await authorizationUrl(reg.auth, reg.client, `${principalToken(this.principal)}.${flow}`);
     this.store.setFlow(digest, await sha256Hex(flow), await seal(this.key(), this.where(link.server, "verifier"), verifier));
@@ -184,7 +195,7 @@ export class PrincipalRole extends RpcTarget {
   }
 
   /** The authorization server's callback for a flow this principal started: exchange the code, keep the grant. */
-  async finish(flow: string, code: string): Promise<FlowFinished> {
+  async finish(flow: string, code: string, iss?: string): Promise<FlowFinished> {
     const link = this.store.linkByFlow(await sha256Hex(flow));
     if (!link || !link.verifier) return { ok: false, reason: "this authorization is not known or was completed already" };
     if (Date.now() > link.expires_at) return { ok: false, reason: "this authorization took too long; ask your agent for a new link" };
@@ -194,9 +205,10 @@ export class PrincipalRole extends RpcTarget {
     ]);
     if (!verifier || !reg || !this.store.finishFlow(link.flow ?? "", Date.now()))
       return { ok: false, reason: "this authorization is not known or was completed already" };
-    const grant = await exchange(reg.auth, reg.client, code, verifier).catch((e: unknown) => {
-      throw new Error(`the ${link.server} authorization server refused the code: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
-    });
+    // RFC 9207, after the flow is spent: a code sent with the wrong iss is never exchanged, nor retried
+    const mixedUp = callbackIssRefusal(reg.auth.metadata, iss);
+    if (mixedUp) return { ok: false, reason: `${mixedUp}: nothing was exchanged; ask your agent for a new link` };
+    const grant = await exchange(this.step(link.server), reg.auth, reg.client, code, verifier);
     await this.saveGrant(link.server, grant, Date.now());
     return { ok: true, server: link.server };
   }

@@ -92,6 +92,15 @@ export class PrincipalStore {
     return r ? { auth: JSON.parse(r.auth) as ServerAuth, client: r.client } : null;
   }
 
+  /** The issuer each server's recorded metadata names (the pins of issuer-pin.ts). */
+  issuers(): Array<{ server: string; issuer: string }> {
+    if (!this.made) return [];
+    return this.sql
+      .exec<{ server: string; auth: string }>("SELECT server, auth FROM account_servers")
+      .toArray()
+      .map((r) => ({ server: r.server, issuer: (JSON.parse(r.auth) as ServerAuth).metadata.issuer }));
+  }
+
   putServerAuth(server: string, auth: ServerAuth, sealedClient: string): void {
     this.write().exec(
       "INSERT OR REPLACE INTO account_servers (server, auth, client, at) VALUES (?, ?, ?, ?)",

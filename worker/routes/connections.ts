@@ -66,7 +66,7 @@ async function callback(c: RouteContext): Promise<Response> {
   // the flow's cookie: a code is taken only in the browser that opened the link it belongs to
   if (flowCookie(c.request) !== parts.secret)
     throw new ToolsearchError("forbidden", "this authorization was started in another browser, or its link was never opened here");
-  const done = await AccountsClient.of(c.env, parts.principal).finish(parts.secret, q.code).catch(upstream);
+  const done = await AccountsClient.of(c.env, parts.principal).finish(parts.secret, q.code, q.iss).catch(upstream);
   if (!done.ok) throw new ToolsearchError("not_found", done.reason, 410);
   const headers = { "set-cookie": `${FLOW_COOKIE}=; Path=/connect; Max-Age=0` };
   return connectPage(200, `Connected to ${done.server}`, "Your account is connected; go back to your agent.", headers);
