@@ -4,7 +4,7 @@
 // a string (`--var 'SERVERS:{...}'`). `${NAME}` in a header value is a Worker secret, resolved at
 // call time; resolved values are redacted from everything the Worker reports (redact()).
 // `"auth": "oauth"`: the server authorizes each user (MCP authorization, OAuth 2.1): calls carry
-// the calling user's own token (session/principal-role.ts), with optional `scopes`, and `clientId`
+// the calling user's own token (accounts/principal-role.ts), with optional `scopes`, and `clientId`
 // (`clientSecret` as a `${SECRET}`) where the server offers no dynamic client registration, and
 // `issuer`: the authorization server this entry must use (accounts/issuer-pin.ts: a mix-up guard).
 
