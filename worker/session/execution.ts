@@ -3,7 +3,8 @@
 // SessionDO.callTool, which passes a narrow port (call-port.ts: the session's activate and audit,
 // its server sessions). In order: the session's tool gate (core/gate.ts; a denial is audited),
 // load-if-not-loaded (an activation, audited), the argument check against the tool's schema
-// (nothing is sent when it fails), the credentials (a connect link: nothing is sent), one unit of the key's quota of upstream calls (refused:
+// (nothing is sent when it fails), the credentials (a connect link, or for a principal with no
+// user what to send: nothing is sent), one unit of the key's quota of upstream calls (refused:
 // audited `rate_limited`, nothing sent), the call in the kept-alive server session (check-and-set:
 // the call's await lets other requests in), the server's timeout (the server is sent
 // notifications/cancelled), the result cap, secret redaction (call-end.ts: how a call that was
@@ -25,7 +26,7 @@ import type { LoadedCatalog } from "../catalogs.ts";
 import type { Settings } from "../settings.ts";
 import { answered, failed, type CallOutcome, type SentCall } from "./call-end.ts";
 import type { CallContext, ExecutionPort } from "./call-port.ts";
-import { callAsUser, connectResult, credentialsFor, NeedsConnection, type Credentials } from "./credentials.ts";
+import { callAsUser, connectResult, credentialsFor, NeedsConnection, NeedsUser, needsUserResult, type Credentials } from "./credentials.ts";
 import { callRemote, type Progress } from "./mcp-client.ts";
 
 export type { CallOutcome } from "./call-end.ts";
@@ -157,6 +158,10 @@ async function credentials(port: ExecutionPort, cfg: Settings, call: Call, serve
   try {
     return await credentialsFor(serverName, server, cfg, port.accounts, call.context.origin ?? "");
   } catch (e) {
+    if (e instanceof NeedsUser) {
+      audit(port, call, { type: "call", outcome: "needs_user", detail: "the session's principal names no user: answered what to send" });
+      return { stop: { ok: true, result: needsUserResult(e), outcome: "needs_user" } };
+    }
     if (e instanceof NeedsConnection) {
       const detail = "the user has not connected this server: answered a connect link";
       audit(port, call, { type: "call", outcome: "needs_connection", detail });

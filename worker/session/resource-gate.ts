@@ -19,7 +19,7 @@ import { prefixItem, resourceUris, splitPrefixed, type GatewayResourceOp, type R
 import { redact } from "../core/servers.ts";
 import type { Settings } from "../settings.ts";
 import { RateLimited } from "../core/errors.ts";
-import { credentialsFor, NeedsConnection } from "./credentials.ts";
+import { credentialsFor, NeedsConnection, NeedsUser } from "./credentials.ts";
 import { UpstreamFailure } from "./upstream-failure.ts";
 import { requestRemote, UpstreamError } from "./mcp-resources.ts";
 import type { CallContext, ExecutionPort } from "./execution.ts";
@@ -137,7 +137,7 @@ function failureOutcome(e: unknown): AuditOutcome {
   if (e instanceof UpstreamError) return "tool_error";
   if (e instanceof UpstreamFailure && e.kind === "timeout") return "timeout";
   if (e instanceof NeedsConnection) return "needs_connection";
-  return "transport_error";
+  return e instanceof NeedsUser ? "needs_user" : "transport_error";
 }
 
 /**
