@@ -3,9 +3,10 @@
 // (accounts/principal-role.ts). A user who has not connected the server, or whose grant is gone,
 // gets a tool result with a connect link instead: the model and the person can act on it, and the
 // same call works once connected. A session whose principal names no user has no account to
-// connect (R2-M5: its end users would share one): its call is a tool error saying what to send. A 401 on the user's token gets one refresh and one retry; a 401
-// after that drops the connection (the next answer is a connect link again). Tokens are secrets of
-// the call: redacted from its result and messages like any resolved header.
+// connect (R2-M5: its end users would share one): its call is a tool error saying what to send.
+// A 401 on the user's token gets one refresh and one retry; a 401 after that drops the connection
+// (the next answer is a connect link again). Tokens are secrets of the call: redacted from its
+// result and messages like any resolved header.
 
 import { USER_HEADER } from "../auth.ts";
 import type { CallToolResult } from "../core/call-result.ts";
