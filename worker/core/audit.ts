@@ -11,7 +11,9 @@ export type AuditType = "search" | "activation" | "call" | "denial" | "resource"
 // it ends; `unknown`: still started when its session object restarted (the answer was lost);
 // `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent;
 // `needs_connection`: the server authorizes each user (OAuth) and this one has not connected it
-// (or the grant is gone): the answer is a connect link, nothing was sent.
+// (or the grant is gone): the answer is a connect link, nothing was sent; `needs_user`: such a
+// server, and the session's principal names no user to connect an account for: nothing was sent;
+// `rate_limited`: the key's quota of upstream calls was reached: nothing was sent.
 export const AUDIT_OUTCOMES = [
   "ok",
   "tool_error",
@@ -24,6 +26,8 @@ export const AUDIT_OUTCOMES = [
   "denied",
   "invalid_arguments",
   "needs_connection",
+  "needs_user",
+  "rate_limited",
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial", "resource", "prompt"];
