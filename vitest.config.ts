@@ -14,6 +14,8 @@ const TEST_API_KEYS = JSON.stringify({
   "test-key-tenant-b-000000": "tenant-b",
   "test-key-tenant-q-000000": "tenant-q",
   "test-key-tenant-s-000000": "tenant-s",
+  "test-key-tenant-m-000000": "tenant-m",
+  "test-key-tenant-u-000000": "tenant-u",
 });
 
 // the workers project serves test/worker/catalogs/: build it before workerd starts

@@ -15,7 +15,7 @@ export function json(body: unknown, status = 200, headers: HeadersInit = {}): Re
  * and a body without one (chunked) is cancelled as soon as the count passes it, so at most the
  * limit and one chunk are ever held (a 400 MiB body once raised memory by 840 MiB before its 413).
  */
-export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBytes(request: Pick<Request, "headers" | "body">, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
   if (!request.body) return new Uint8Array();

@@ -1,6 +1,7 @@
 // Quotas per tenant, from the QUOTAS var (wrangler.toml [vars.QUOTAS]): how many requests an API
-// key may make a minute and sessions it may open an hour (counted in the key's quota object:
-// session/quota-role.ts), how many stored responses a session keeps (the oldest go first), and
+// key may make a minute (each JSON-RPC message of an /mcp batch is one), how many calls to upstream
+// MCP servers its requests may cause a minute, and sessions it may open an hour (counted in the
+// key's quota object: session/quota-role.ts), how many stored responses a session keeps (the oldest go first), and
 // how many days audit rows and search events are kept (the session's alarm and the Worker's cron
 // prune them). `tenants.<tenant>` overrides any of them for one tenant. 0 means no limit. The
 // defaults are far above normal use and every bench (RESULTS.md section 4 peaks at about 8,400
@@ -14,6 +15,7 @@ const limit = z.number().int().min(0);
 const QuotaValues = z
   .object({
     requestsPerKeyPerMinute: limit,
+    upstreamCallsPerKeyPerMinute: limit,
     sessionsPerKeyPerHour: limit,
     responsesPerSession: limit,
     auditRetentionDays: limit,
@@ -27,6 +29,7 @@ const QuotasVar = QuotaValues.partial()
 
 export const DEFAULT_QUOTAS: TenantQuotas = {
   requestsPerKeyPerMinute: 60_000,
+  upstreamCallsPerKeyPerMinute: 60_000,
   sessionsPerKeyPerHour: 10_000,
   responsesPerSession: 1000,
   auditRetentionDays: 90,

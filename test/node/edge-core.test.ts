@@ -1,12 +1,14 @@
 // The pure parts of edge execution: SERVERS parsing and secret headers, access rules, the result
 // cap and the chat rendering of results, audit queries, and the agent loop's separate budgets for
-// search rounds and edge rounds (with a scripted model as the only stand-in).
+// search rounds and edge rounds (with a scripted model as the only stand-in); which URLs an OAuth
+// step may reach and when two issuers are one.
 import { describe, expect, it } from "vitest";
 import { accessFor, accessView, checkAccess } from "../../worker/core/access.ts";
 import { runAgent, type ModelTurn } from "../../worker/core/agent.ts";
 import { parseAuditQuery } from "../../worker/core/audit.ts";
 import { byteSize, capResult, resultText } from "../../worker/core/call-result.ts";
 import { searchCatalog } from "../../worker/core/search.ts";
+import { sameIssuer, secureOrLoopback } from "../../worker/core/oauth-url.ts";
 import { parseServers, redact, resolveHeaders } from "../../worker/core/servers.ts";
 import type { CatalogTool } from "../../worker/core/catalog.ts";
 
@@ -56,6 +58,37 @@ describe("SERVERS", () => {
     expect(redact("got Bearer ghp_secret_value twice: ghp_secret_value", ["ghp_secret_value"])).toBe(
       "got Bearer [redacted] twice: [redacted]",
     );
+  });
+});
+
+describe("OAuth URLs", () => {
+  it("https anywhere; plain http only to 127.0.0.0/8, ::1 and localhost, whatever a name looks like", () => {
+    const allowed = (u: string) => secureOrLoopback(new URL(u));
+    for (const u of [
+      "https://as.example/",
+      "http://127.0.0.1:8/",
+      "http://127.9.8.7/",
+      "http://127.1/",
+      "http://[::1]:9/",
+      "http://LOCALHOST/",
+    ])
+      expect([u, allowed(u)]).toEqual([u, true]);
+    const refused = [
+      "http://as.example/",
+      "http://127.0.0.1.nip.io/",
+      "http://localhost.evil.example/",
+      "http://10.0.0.1/",
+      "http://[::ffff:7f00:1]/",
+    ];
+    for (const u of [...refused, "http://192.0.2.2/", "ftp://127.0.0.1/", "file:///etc/passwd"])
+      expect([u, allowed(u)]).toEqual([u, false]);
+  });
+
+  it("two issuers are one when equal as URLs, one trailing slash aside", () => {
+    expect(sameIssuer("https://AS.example", "https://as.example/")).toBe(true);
+    expect(sameIssuer("https://as.example:443/t1/", "https://as.example/t1")).toBe(true);
+    expect(sameIssuer("https://as.example/t1", "https://as.example/t2")).toBe(false);
+    expect(sameIssuer("https://as.example/", "http://as.example/")).toBe(false);
   });
 });
 

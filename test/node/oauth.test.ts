@@ -13,7 +13,13 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browser as browseAs, control as fixtureControl, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
+import {
+  browser as browseAs,
+  control as fixtureControl,
+  oauthWorkerVars,
+  startOAuthServers,
+  type OAuthServers,
+} from "../fixtures/oauth-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { launchChromium } from "../fixtures/browser.ts";
@@ -38,19 +44,16 @@ beforeAll(async () => {
   dev = await startWranglerDev({
     env: "test",
     persistTo: state,
-    vars: {
-      CATALOG: "oauth@1.0.0.json",
-      SERVERS: up.servers,
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "unused",
-      TOKEN_ENCRYPTION_KEY: "test-token-encryption-key-0123456789abcdef",
-      CONNECT_LINK_TTL_SECONDS: String(LINK_TTL_S),
-      API_KEYS: JSON.stringify({
+    vars: oauthWorkerVars(
+      up,
+      llm.url,
+      {
         [KEYS.alice]: { tenant: "acme", user: "alice" },
         [KEYS.bob]: { tenant: "acme", user: "bob" },
         [KEYS.backend]: { tenant: "acme", assertsUser: true },
-      }),
-    },
+      },
+      { CONNECT_LINK_TTL_SECONDS: String(LINK_TTL_S) },
+    ),
   });
 }, 120_000);
 

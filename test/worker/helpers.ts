@@ -15,10 +15,25 @@ export const BASE = "https://toolsearch.test";
 // the API keys of the test deployment (vitest.config.ts gives the workers project API_KEYS)
 export const KEY_A = "test-key-tenant-a-000000";
 export const KEY_B = "test-key-tenant-b-000000";
-// tenant-q and tenant-s: low quotas (wrangler.toml [env.test.vars.QUOTAS]), used by quotas.test.ts only
+// tenant-q, tenant-s, tenant-m and tenant-u: low quotas (wrangler.toml [env.test.vars.QUOTAS]), used by quotas.test.ts and quotas-work.test.ts only
 export const KEY_Q = "test-key-tenant-q-000000";
 export const KEY_S = "test-key-tenant-s-000000";
-export const TEST_API_KEYS = JSON.stringify({ [KEY_A]: "tenant-a", [KEY_B]: "tenant-b", [KEY_Q]: "tenant-q", [KEY_S]: "tenant-s" });
+export const KEY_M = "test-key-tenant-m-000000";
+export const KEY_U = "test-key-tenant-u-000000";
+export const TEST_API_KEYS = JSON.stringify({
+  [KEY_A]: "tenant-a",
+  [KEY_B]: "tenant-b",
+  [KEY_Q]: "tenant-q",
+  [KEY_S]: "tenant-s",
+  [KEY_M]: "tenant-m",
+  [KEY_U]: "tenant-u",
+});
+/** Wait out the end of the current quota window when it is under `margin` ms away, so a test's requests fall in one window. */
+export async function clearOfBoundary(windowMs: number, margin = 5000): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < margin) await new Promise((r) => setTimeout(r, left + 50));
+}
+
 export const AUTH_A = { authorization: `Bearer ${KEY_A}` };
 export const AUTH_B = { authorization: `Bearer ${KEY_B}` };
 
@@ -156,10 +171,10 @@ export async function d1Rows(where = "", ...binds: unknown[]): Promise<Json[]> {
 }
 
 /** The fixture server's MCP session a session object stores (test files share that server). */
-export async function upstreamOf(id: string, server = "fixture"): Promise<string | null> {
+export async function upstreamOf(id: string, server = "fixture", tenant = "tenant-a"): Promise<string | null> {
   const { runInDurableObject } = await import("cloudflare:test");
   return runInDurableObject(
-    sessionObject(id),
+    sessionObject(id, tenant),
     (_o, state) =>
       state.storage.sql.exec<{ session_id: string }>("SELECT session_id FROM upstream WHERE server = ?", server).toArray()[0]?.session_id ??
       null,

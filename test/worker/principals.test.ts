@@ -86,12 +86,17 @@ describe("principals", () => {
     }
   });
 
-  it("a SERVERS oauth entry with a client secret written as a value, or a stray setting, is reported by /healthz", async () => {
+  it("a SERVERS oauth entry with a client secret written as a value, a bad issuer, or a stray setting, is reported by /healthz", async () => {
     const servers = (entry: Json) => JSON.stringify({ everything: { url: "http://127.0.0.1:1/mcp", ...entry } });
     for (const [entry, message] of [
       [{ auth: "oauth", clientId: "abc", clientSecret: "s3cret" }, /clientSecret must name a Worker secret/],
       [{ scopes: ["read"] }, /scopes needs "auth": "oauth"/],
       [{ auth: "basic" }, /auth must be "oauth"/],
+      [{ issuer: "https://as.example/" }, /issuer needs "auth": "oauth"/],
+      // an issuer is an https URL (http only on loopback) with no query or fragment (RFC 8414)
+      [{ auth: "oauth", issuer: "http://as.example/" }, /issuer must be the authorization server's issuer/],
+      [{ auth: "oauth", issuer: "https://as.example/?tenant=1" }, /issuer must be the authorization server's issuer/],
+      [{ auth: "oauth", issuer: 7 }, /issuer must be the authorization server's issuer/],
     ] as const) {
       const r = await callWith({ ...EDGE, SERVERS: servers(entry) }, "GET", "/healthz", undefined, {});
       expect(r.body.problems[0]).toMatch(message);

@@ -13,17 +13,11 @@ import type { ResponseObject } from "../../worker/responses/shapes.ts";
 import { newResponseId } from "../../worker/responses/shapes.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
 import { leaseSize } from "../../worker/session/quota-client.ts";
-import { AUTH_A, AUTH_B, call, callWith, EDGE, KEY_B, KEY_Q, KEY_S } from "./helpers.ts";
+import { AUTH_A, AUTH_B, call, callWith, clearOfBoundary, EDGE, KEY_B, KEY_Q, KEY_S } from "./helpers.ts";
 
 const AUTH_Q = { authorization: `Bearer ${KEY_Q}` };
 const AUTH_S = { authorization: `Bearer ${KEY_S}` };
 const DAY = 86_400_000;
-
-/** Wait out the end of the current window when it is under `margin` ms away, so a test's requests fall in one window. */
-async function clearOfBoundary(windowMs: number, margin = 5000): Promise<void> {
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < margin) await new Promise((r) => setTimeout(r, left + 50));
-}
 
 const initialize = {
   jsonrpc: "2.0",

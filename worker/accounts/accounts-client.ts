@@ -43,7 +43,7 @@ export class AccountsClient {
     return this.stub.principal().startFlow(secret, server, origin);
   }
 
-  finish(flow: string, code: string): Promise<FlowFinished> {
-    return this.stub.principal().finish(flow, code);
+  finish(flow: string, code: string, iss?: string): Promise<FlowFinished> {
+    return this.stub.principal().finish(flow, code, iss);
   }
 }

@@ -13,8 +13,10 @@
 
 import { RpcTarget } from "cloudflare:workers";
 import { sha256Hex } from "../core/canonical.ts";
-import type { ServerConfig } from "../core/servers.ts";
+import { DEFAULT_SERVER_TIMEOUT_MS, type ServerConfig } from "../core/servers.ts";
 import { settings } from "../settings.ts";
+import { callbackIssRefusal, issuerRefusal, pinsFor } from "./issuer-pin.ts";
+import { OAuthStepError, type StepContext } from "./oauth-fetch.ts";
 import { authorizationUrl, clientFor, discover, exchange, refresh, revoke, type ClientInfo, type Grant, type ServerAuth } from "./oauth.ts";
 import { flowState, flowText, linkUrl, principalOfName, randomToken, type Principal } from "./principal-names.ts";
 import { PrincipalStore } from "./principal-store.ts";
@@ -65,6 +67,11 @@ export class PrincipalRole extends RpcTarget {
 
   private keys(): SealingKeys {
     return sealingKeys(settings(this.env).secret);
+  }
+
+  /** an OAuth step's server and deadline (oauth-fetch.ts); a server since removed from SERVERS gets the default */
+  private step(server: string): StepContext {
+    return { server, timeoutMs: settings(this.env).servers.get(server)?.timeoutMs ?? DEFAULT_SERVER_TIMEOUT_MS };
   }
 
   private key(): string {
@@ -146,9 +153,7 @@ export class PrincipalRole extends RpcTarget {
     const [grant, reg] = await Promise.all([this.grant(server), this.client(server)]);
     if (grant && grant.access_token !== stale) return { kind: "token", token: grant.access_token };
     if (!grant || !reg) return this.drop(server, origin);
-    const next = await refresh(reg.auth, reg.client, grant).catch((e: unknown) => {
-      throw new Error(`refreshing the ${server} token failed: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
-    });
+    const next = await refresh(this.step(server), reg.auth, reg.client, grant); // ends by the deadline: waiting calls fail with it
     if (next === "gone") return this.drop(server, origin);
     const row = this.store.connection(server);
     await this.saveGrant(server, { ...next, refresh_token: next.refresh_token ?? grant.refresh_token }, row?.connected_at ?? Date.now());
@@ -171,7 +176,7 @@ export class PrincipalRole extends RpcTarget {
     this.store.dropLinks(server);
     const removed = this.store.dropConnection(server);
     if (!removed || !grant || !reg) return { removed, revoked: false };
-    const revoked = await revoke(reg.auth, reg.client, grant).catch(() => false);
+    const revoked = await revoke(this.step(server), reg.auth, reg.client, grant);
     return { removed, revoked };
   }
 
@@ -185,34 +190,37 @@ export class PrincipalRole extends RpcTarget {
     const link = this.store.link(digest);
     if (!link || link.server !== server) return { ok: false, reason: "this connect link is not known; ask your agent for a new one" };
     if (Date.now() > link.expires_at) return { ok: false, reason: "this connect link has expired; ask your agent for a new one" };
-    if (!this.store.openLink(digest, Date.now()))
-      return { ok: false, reason: "this connect link was used already; ask your agent for a new one" };
-    try {
-      const reg = await this.registration(link.server, `${origin}/connect/callback`);
-      const flow = randomToken();
-      const state = flowState(this.principal, flow, await sign(this.key(), flowText(this.principal, flow)));
-      const { url, verifier } = await authorizationUrl(reg.auth, reg.client, state);
-      this.store.setFlow(digest, await sha256Hex(flow), await seal(this.key(), this.where(link.server, "verifier"), verifier));
-      return { ok: true, location: url, flow };
-    } catch (e) {
-      this.store.reopenLink(digest);
-      throw e;
-    }
+    const used = { ok: false, reason: "this connect link was used already; ask your agent for a new one" } as const;
+    if (link.opened_at !== null) return used;
+    const reg = await this.registration(link.server, `${origin}/connect/callback`);
+    // used up only now: a discovery or registration that failed (or ran out of time) leaves the link for another try
+    if (!this.store.openLink(digest, Date.now())) return used;
+    const flow = randomToken();
+    const state = flowState(this.principal, flow, await sign(this.key(), flowText(this.principal, flow)));
+    const { url, verifier } = await authorizationUrl(reg.auth, reg.client, state);
+    this.store.setFlow(digest, await sha256Hex(flow), await seal(this.key(), this.where(link.server, "verifier"), verifier));
+    return { ok: true, location: url, flow };
   }
 
-  /** The server's authorization metadata and this Worker's client there: stored, or discovered and registered now. */
+  /**
+   * The server's authorization metadata and this Worker's client there: stored (and checked again
+   * against the issuer pins: SERVERS may pin another issuer since), or discovered and registered now.
+   */
   private async registration(name: string, redirect: string): Promise<{ auth: ServerAuth; client: ClientInfo }> {
+    const pins = pinsFor(name, settings(this.env).servers, this.store.issuers());
     const reg = await this.client(name);
+    const stale = reg && issuerRefusal(pins, reg.auth.metadata.issuer);
+    if (stale) throw new OAuthStepError(this.step(name), "discovery", stale);
     if (reg && reg.client.redirect_uri === redirect) return reg;
     const server = this.server(name);
-    const auth = await discover(server);
-    const client = await clientFor(server, auth, redirect, settings(this.env).secret);
+    const auth = await discover(this.step(name), server, pins);
+    const client = await clientFor(this.step(name), server, auth, redirect, settings(this.env).secret);
     this.store.putServerAuth(name, auth, await seal(this.key(), this.where(name, "client"), client));
     return { auth, client };
   }
 
   /** The authorization server's callback for a flow this principal started: exchange the code, keep the grant. */
-  async finish(flow: string, code: string): Promise<FlowFinished> {
+  async finish(flow: string, code: string, iss?: string): Promise<FlowFinished> {
     const link = this.store.linkByFlow(await sha256Hex(flow));
     if (!link || !link.verifier) return { ok: false, reason: "this authorization is not known or was completed already" };
     if (Date.now() > link.expires_at) return { ok: false, reason: "this authorization took too long; ask your agent for a new link" };
@@ -223,9 +231,10 @@ export class PrincipalRole extends RpcTarget {
     const verifier = opened?.value;
     if (!verifier || !reg || !this.store.finishFlow(link.flow ?? "", Date.now()))
       return { ok: false, reason: "this authorization is not known or was completed already" };
-    const grant = await exchange(reg.auth, reg.client, code, verifier).catch((e: unknown) => {
-      throw new Error(`the ${link.server} authorization server refused the code: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
-    });
+    // RFC 9207, after the flow is spent: a code sent with the wrong iss is never exchanged, nor retried
+    const mixedUp = callbackIssRefusal(reg.auth.metadata, iss);
+    if (mixedUp) return { ok: false, reason: `${mixedUp}: nothing was exchanged; ask your agent for a new link` };
+    const grant = await exchange(this.step(link.server), reg.auth, reg.client, code, verifier);
     await this.saveGrant(link.server, grant, Date.now());
     return { ok: true, server: link.server };
   }

@@ -92,6 +92,15 @@ export class PrincipalStore {
     return r ? { auth: JSON.parse(r.auth) as ServerAuth, client: r.client } : null;
   }
 
+  /** The issuer each server's recorded metadata names (the pins of issuer-pin.ts). */
+  issuers(): Array<{ server: string; issuer: string }> {
+    if (!this.made) return [];
+    return this.sql
+      .exec<{ server: string; auth: string }>("SELECT server, auth FROM account_servers")
+      .toArray()
+      .map((r) => ({ server: r.server, issuer: (JSON.parse(r.auth) as ServerAuth).metadata.issuer }));
+  }
+
   putServerAuth(server: string, auth: ServerAuth, sealedClient: string): void {
     this.write().exec(
       "INSERT OR REPLACE INTO account_servers (server, auth, client, at) VALUES (?, ?, ?, ?)",
@@ -129,11 +138,6 @@ export class PrincipalStore {
   /** Mark a link opened (single use); false when it was opened already. */
   openLink(digest: string, now: number): boolean {
     return this.write().exec("UPDATE connect_links SET opened_at = ? WHERE digest = ? AND opened_at IS NULL", now, digest).rowsWritten > 0;
-  }
-
-  /** A link whose authorization could not start (discovery or registration failed): it may be tried again. */
-  reopenLink(digest: string): void {
-    this.write().exec("UPDATE connect_links SET opened_at = NULL WHERE digest = ? AND flow IS NULL", digest);
   }
 
   /** Every link and flow for `server`, opened or not (DELETE /v1/connections: none of them connects after it). */

@@ -7,9 +7,14 @@
 // Durable Object by name, with no lookup and no header: any OpenAI client works with its base URL
 // alone. Two conversations that begin with the same bytes share a session, which is harmless:
 // splices apply only where the history matches byte for byte, and activations only add tools.
+// When the key names no user, a new session's principal takes the end user (R2-M5: chat and
+// Responses `user`, else `safety_identifier`; Messages `metadata.user_id`; as USER_RE allows), so
+// each end user's calls use their own upstream accounts; a session named by header (or a
+// previous_response_id) that belongs to another end user than the request names is a 409.
 // The client's tool set is planned once per session and tool set (core/client-tools.ts): when it
 // changes in a named session, the plan (and so the deferred section) is made again, once.
 
+import { USER_RE } from "../auth.ts";
 import { canonicalJson } from "../core/canonical.ts";
 import type { AgentSession, ChatMessage } from "../core/chat.ts";
 import type { AccessView } from "../core/access.ts";
@@ -33,6 +38,8 @@ export type TurnBody = Pick<ChatBody, "model" | "prompt_cache_key"> & {
   messages: readonly ChatMessage[];
   /** a conversation key the surface derived itself (the Messages API's); never sent upstream */
   sessionKey?: string;
+  /** the end user a surface names in a field of its own (the Messages API's metadata.user_id); never sent upstream */
+  endUser?: string;
   /** the app's end user (chat, Responses): part of the derived session key */
   user?: unknown;
   safety_identifier?: unknown;
@@ -73,12 +80,30 @@ function conversationKey(
   return canonicalJson({ model: body.model, ...options, tools: set.hash, system: first("system", "developer"), user: first("user") });
 }
 
+/**
+ * The user of a new session's principal: the key's (or x-toolsearch-user's), else the end user the
+ * request names, when it is a user name (USER_RE); "" when neither (no account can be connected).
+ */
+function principalUser(c: RouteContext, endUser: unknown): string {
+  return c.user || (typeof endUser === "string" && USER_RE.test(endUser) ? endUser : "");
+}
+
 async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chain: string[], set: ClientToolSet, core: string[]) {
+  // the app's end user (OpenAI's `user`/`safety_identifier`): two users of one app never share a
+  // session, so neither its activations nor its kept-alive upstream MCP sessions (M9)
+  const endUser = [body.user, body.safety_identifier].find((u) => typeof u === "string" && u);
+  const user = principalUser(c, body.endUser ?? endUser);
   const named = headers[SESSION_HEADER];
   if (named) {
     const session = SessionClient.of(c, named);
     const begun = await session.beginChat(chain);
     if (!begun) throw notFound(named);
+    const owner = begun.state.user ?? "";
+    if (!c.user && user && owner && owner !== user)
+      throw new ToolsearchError(
+        "conflict",
+        `${SESSION_HEADER}: session ${named.slice(0, 40)} belongs to another end user than this request names`,
+      );
     return { ...begun, session };
   }
   const activation = headers["x-toolsearch-activation"] ?? "inject";
@@ -88,9 +113,6 @@ async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chai
   // code mode: runCode is a server-side tool of the session (absent from the key when off: keys stay as they were)
   const code = headers["x-toolsearch-code"] === "on" ? ("on" as const) : undefined;
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
-  // the app's end user (OpenAI's `user`/`safety_identifier`): two users of one app never share a
-  // session, so neither its activations nor its kept-alive upstream MCP sessions (M9)
-  const endUser = [body.user, body.safety_identifier].find((u) => typeof u === "string" && u);
   const id = await keyedSessionId(
     c,
     (endUser ? `end-user\u0000${endUser as string}\u0000` : "") +
@@ -105,7 +127,7 @@ async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chai
   if (begun) return { ...begun, session };
   // first request of this session: create it, with the plan for the tools it declares
   const { init, cat } = await sessionInit(
-    c,
+    { ...c, user },
     { model: body.model, profile, deferral: "auto", activation, listing, execution, ...(code ? { code } : {}) },
     id,
   );

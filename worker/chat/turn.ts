@@ -89,7 +89,7 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
   const maxEdgeRounds = options["x-toolsearch-max-edge-rounds"] ?? settings(c.env).maxEdgeRounds;
   const clientMessages: ChatMessage[] = [...body.messages];
   const chain = await prefixChain(clientMessages);
-  const { messages: _m, tools = [], stream: _s, stream_options: _o, tool_choice, sessionKey: _k, ...passthrough } = body;
+  const { messages: _m, tools = [], stream: _s, stream_options: _o, tool_choice, sessionKey: _k, endUser: _u, ...passthrough } = body;
   // a hosted tool_search tool asks for what the Worker does anyway: its search answers toolSearch
   const declared = tools.flatMap((t) => (t.type === "function" ? [t] : []));
   const set = await clientToolSet(declared);

@@ -12,8 +12,10 @@ export type AuditType = "search" | "activation" | "call" | "denial" | "resource"
 // it ends; `unknown`: still started when its session object restarted (the answer was lost);
 // `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent;
 // `needs_connection`: the server authorizes each user (OAuth) and this one has not connected it
-// (or the grant is gone): the answer is a connect link, nothing was sent; `program_error`: a code-mode
-// program that did not finish (a syntax error, a throw, a limit: the detail says which).
+// (or the grant is gone): the answer is a connect link, nothing was sent; `needs_user`: such a
+// server, and the session's principal names no user to connect an account for: nothing was sent;
+// `rate_limited`: the key's quota of upstream calls was reached: nothing was sent;
+// `program_error`: a code-mode program that did not finish (a syntax error, a throw, a limit: the detail says which).
 export const AUDIT_OUTCOMES = [
   "ok",
   "tool_error",
@@ -26,6 +28,8 @@ export const AUDIT_OUTCOMES = [
   "denied",
   "invalid_arguments",
   "needs_connection",
+  "needs_user",
+  "rate_limited",
   "program_error",
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];

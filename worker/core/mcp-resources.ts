@@ -17,8 +17,11 @@ export type GatewayResourceOp =
 /** The answer: the MCP result, or a refusal the surface words as its protocol's error. */
 export type ResourceOutcome =
   | { ok: true; result: Record<string, unknown> }
-  /** `not_found`: unknown or not readable here; `failed`: the server failed (`rpcCode`: its own JSON-RPC error) */
-  | { ok: false; code: "not_found" | "failed"; message: string; rpcCode?: number };
+  /**
+   * `not_found`: unknown or not readable here; `failed`: the server failed (`rpcCode`: its own
+   * JSON-RPC error); `rate_limited`: the key's quota of upstream calls is used up (`rpcCode` -32000)
+   */
+  | { ok: false; code: "not_found" | "failed" | "rate_limited"; message: string; rpcCode?: number };
 
 export const prefixed = (server: string, name: string) => `mcp__${server}__${name}`;
 

@@ -4,10 +4,12 @@
 // a string (`--var 'SERVERS:{...}'`). `${NAME}` in a header value is a Worker secret, resolved at
 // call time; resolved values are redacted from everything the Worker reports (redact()).
 // `"auth": "oauth"`: the server authorizes each user (MCP authorization, OAuth 2.1): calls carry
-// the calling user's own token (session/principal-role.ts), with optional `scopes`, and `clientId`
-// (`clientSecret` as a `${SECRET}`) where the server offers no dynamic client registration.
+// the calling user's own token (accounts/principal-role.ts), with optional `scopes`, and `clientId`
+// (`clientSecret` as a `${SECRET}`) where the server offers no dynamic client registration, and
+// `issuer`: the authorization server this entry must use (accounts/issuer-pin.ts: a mix-up guard).
 
 import { ToolsearchError } from "./errors.ts";
+import { secureOrLoopback } from "./oauth-url.ts";
 
 /** A server whose users each authorize the Worker (OAuth): what the Worker asks for and who it is. */
 export interface OAuthConfig {
@@ -15,6 +17,8 @@ export interface OAuthConfig {
   clientId?: string;
   /** the secret's name (`${NAME}` in SERVERS) */
   clientSecret?: string;
+  /** the authorization server's issuer identifier (RFC 8414) this entry is pinned to */
+  issuer?: string;
 }
 
 export interface ServerConfig {
@@ -28,7 +32,7 @@ export type Servers = ReadonlyMap<string, ServerConfig>;
 
 export const DEFAULT_SERVER_TIMEOUT_MS = 30_000;
 const SECRET_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const KEYS = new Set(["url", "headers", "timeoutMs", "auth", "scopes", "clientId", "clientSecret"]);
+const KEYS = new Set(["url", "headers", "timeoutMs", "auth", "scopes", "clientId", "clientSecret", "issuer"]);
 const ONE_SECRET_RE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 const bad = (m: string) => new ToolsearchError("internal", `SERVERS: ${m}`);
@@ -49,7 +53,7 @@ export function parseServers(raw: unknown): Servers {
     if (!entry || typeof entry !== "object" || Array.isArray(entry)) throw bad(`${name} must be a table with a url`);
     const e = entry as Record<string, unknown>;
     const unknown = Object.keys(e).find((k) => !KEYS.has(k));
-    if (unknown) throw bad(`${name}.${unknown} is not a setting (url, headers, timeoutMs, auth, scopes, clientId, clientSecret)`);
+    if (unknown) throw bad(`${name}.${unknown} is not a setting (url, headers, timeoutMs, auth, scopes, clientId, clientSecret, issuer)`);
     let url: URL;
     try {
       url = new URL(String(e.url));
@@ -75,7 +79,7 @@ export function parseServers(raw: unknown): Servers {
 
 function oauthOf(name: string, e: Record<string, unknown>): OAuthConfig | undefined {
   if (e.auth === undefined) {
-    const stray = ["scopes", "clientId", "clientSecret"].find((k) => e[k] !== undefined);
+    const stray = ["scopes", "clientId", "clientSecret", "issuer"].find((k) => e[k] !== undefined);
     if (stray) throw bad(`${name}.${stray} needs "auth": "oauth"`);
     return undefined;
   }
@@ -91,11 +95,22 @@ function oauthOf(name: string, e: Record<string, unknown>): OAuthConfig | undefi
     if (e.clientId === undefined) throw bad(`${name}.clientSecret needs a clientId`);
     clientSecret = m[1]!;
   }
+  const issuer = e.issuer === undefined ? undefined : issuerOf(name, e.issuer);
   return {
     scopes: scopes as string[],
     ...(e.clientId ? { clientId: e.clientId as string } : {}),
     ...(clientSecret ? { clientSecret } : {}),
+    ...(issuer ? { issuer } : {}),
   };
+}
+
+/** RFC 8414 section 2: an issuer is an https URL with no query or fragment (http only on loopback, as for every OAuth URL). */
+function issuerOf(name: string, raw: unknown): string {
+  const wrong = bad(`${name}.issuer must be the authorization server's issuer: an https URL with no query or fragment`);
+  if (typeof raw !== "string" || !URL.canParse(raw)) throw wrong;
+  const url = new URL(raw);
+  if (!secureOrLoopback(url) || url.search || url.hash || url.username || url.password) throw wrong;
+  return raw;
 }
 
 /** The names of the secrets a server's headers use. */

@@ -39,6 +39,10 @@ const invalid = (e: unknown) => (e instanceof InvalidParams ? new ProtocolError(
 /** Answer one 2026-07-28 request (`body` already read and parsed). */
 export async function serveModern(c: RouteContext, body: unknown): Promise<Response> {
   const { session, init, cat } = await stableSession(c, body);
+  const port = stablePort(c, init, cat);
+  // a request that reaches the session object creates it before the SDK answers: a refusal by the
+  // sessions quota is then a 429 with retry-after (-32000, routes/mcp.ts), not an error inside a 200
+  if (reachesObject(body, session.mcp.servers.length > 0)) await port.ready();
   const factory = () => {
     const server = new Server(
       { name: "toolsearch", title: `toolsearch gateway (${cat.label})`, version: cat.catalog.version },
@@ -49,7 +53,6 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
         cacheHints: { "tools/list": { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" } },
       },
     );
-    const port = stablePort(c, init, cat);
     const tools = gatewayTools(cat, session, port);
     server.setRequestHandler("tools/list", async (req) => {
       try {
@@ -102,6 +105,12 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
   // per request: nothing is kept between requests (a listen stream has nothing to deliver: tools/list never changes)
   const handler = createMcpHandler(factory, { legacy: "reject", keepAliveMs: 0 });
   return withLegacyVersions(await handler.fetch(c.request, { parsedBody: body }));
+}
+
+/** tools/call and (with servers to serve them) resources and prompts use the session object; tools/list and server/discover do not. */
+function reachesObject(body: unknown, resources: boolean): boolean {
+  const method = (body as { method?: unknown } | null)?.method;
+  return method === "tools/call" || (resources && typeof method === "string" && Object.hasOwn(RESOURCE_METHODS, method));
 }
 
 /**

@@ -99,12 +99,13 @@ async function clientObjectId(c: RouteContext, view: StableView, client: string)
 }
 
 /**
- * The stable session's calls and activations. The object is created on first use in this isolate,
- * and re-created once if it expired meanwhile: its "no such session" comes before anything runs,
- * so the retry cannot run a call twice. Every search shows its tools as loaded: "already loaded"
- * would speak of another client's requests.
+ * The stable session's calls and activations. The object is created on first use in this isolate
+ * (or by ready(), before the SDK answers: a new session refused by the key's quota is then the
+ * route's 429), and re-created once if it expired meanwhile: its "no such session" comes before
+ * anything runs, so the retry cannot run a call twice. Every search shows its tools as loaded:
+ * "already loaded" would speak of another client's requests.
  */
-export function stablePort(c: RouteContext, init: SessionInit, cat: LoadedCatalog): GatewayPort {
+export function stablePort(c: RouteContext, init: SessionInit, cat: LoadedCatalog): GatewayPort & { ready(): Promise<void> } {
   const client = SessionClient.of(c, init.id);
   const key = `${principalScope(c)}/${init.id}`;
   const ensure = async (again = false) => {
@@ -124,6 +125,7 @@ export function stablePort(c: RouteContext, init: SessionInit, cat: LoadedCatalo
     }
   };
   return {
+    ready: () => ensure(),
     run: (name, args, context) => withSession(() => client.run(name, args, context)),
     activate: async (names, query, audit) => {
       const r = await withSession(() => client.activate(names, query, audit));

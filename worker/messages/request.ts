@@ -83,6 +83,7 @@ export function prepareTurn(
         tools: plan.ownSearch ? fromStart.filter((n) => !plan.custom.get(n)?.defer_loading) : tools.map((t) => t.function.name),
       });
   const fields: Record<string, JsonValue> = body.max_tokens !== undefined ? chatFields(body as MessagesBody) : {};
+  const endUser = body.metadata?.user_id;
   const chatBody: ChatTurnBody = {
     ...fields,
     ...chatToolChoice(body.tool_choice),
@@ -90,6 +91,8 @@ export function prepareTurn(
     messages,
     tools,
     sessionKey,
+    // the principal's user when the key names none (chat/conversation.ts; R2-M5)
+    ...(endUser ? { endUser } : {}),
   };
   return { body: chatBody, options, plan, withoutCatalog: joins === "off" };
 }

@@ -100,7 +100,7 @@ async function callback(c: RouteContext): Promise<Response> {
     throw new ToolsearchError("forbidden", "this authorization was started in another browser, or its link was never opened here");
   if (!(await signed(sealingKeys(settings(c.env).secret), flowText(state.principal, state.flow), state.tag)))
     throw new ToolsearchError("bad_request", "this authorization is not known");
-  const done = await AccountsClient.of(c.env, state.principal).finish(state.flow, q.code).catch(upstream);
+  const done = await AccountsClient.of(c.env, state.principal).finish(state.flow, q.code, q.iss).catch(upstream);
   if (!done.ok) throw new ToolsearchError("not_found", done.reason, 410);
   const headers = { "set-cookie": `${FLOW_COOKIE}=; Path=/connect; Max-Age=0` };
   return connectPage(200, `Connected to ${done.server}`, "Your account is connected; go back to your agent.", headers);

@@ -5,7 +5,10 @@
 // Mcp-Session-Id. A transport kept in memory would not survive another isolate or the Durable
 // Object restarting, so each request gets a new SDK server on a stateless web-standard transport;
 // mcp/protocol.ts checks the session id, the protocol version and batching first, and all state
-// lives in the session's Durable Object. What the server answers is mcp/server.ts.
+// lives in the session's Durable Object. What the server answers is mcp/server.ts. Each JSON-RPC
+// message of a batch is a request against the key's quota: the HTTP request was counted once
+// (worker/index.ts), its other messages are counted here, the batch admitted whole or refused
+// whole (a 429 before any of it runs).
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
@@ -18,6 +21,7 @@ import { clientName, mcpServer, mcpSessionRequest, type McpSession } from "../mc
 import { MODERN_VERSION } from "../mcp/stable.ts";
 import { SessionClient } from "../session/client.ts";
 import { createSession, sessionCatalog } from "../session/create.ts";
+import { admit } from "../session/quota-client.ts";
 
 async function serve(session: McpSession, c: RouteContext, body: unknown): Promise<Response> {
   const cat = await sessionCatalog(c, session);
@@ -45,6 +49,8 @@ function transportChecks(request: Request): void {
 async function post(c: RouteContext): Promise<Response> {
   transportChecks(c.request);
   const { body, messages } = await readMessages(c.request);
+  const n = messages.length;
+  if (n > 1) await admit(c, "requests", n - 1, `a batch of ${n} messages counts ${n} requests, one per JSON-RPC message`);
   // the SDK's own classification: the 2026 envelope, or that version's header without it (answered -32602)
   if (!(await isLegacyRequest(c.request, body))) return serveModern(c, body);
   const init = messages.find(isInitializeRequest);

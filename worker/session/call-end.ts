@@ -15,11 +15,13 @@ import type { ServerSessions } from "./server-sessions.ts";
 import { UpstreamFailure } from "./upstream-failure.ts";
 
 /**
- * A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes).
- * `loaded`: the call activated its tool (a surface whose tools list shows loaded tools has grown).
+ * A call's outcome; a refusal carries the error a surface reports (the RPC boundary drops classes),
+ * and a quota's refusal (`rate_limited`) the seconds until its window ends. `loaded`: the call
+ * activated its tool (a surface whose tools list shows loaded tools has grown).
  */
 export type CallOutcome = (
-  { ok: true; result: CallToolResult; outcome: AuditOutcome } | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome }
+  | { ok: true; result: CallToolResult; outcome: AuditOutcome }
+  | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome; retryAfter?: number }
 ) & { loaded?: true };
 
 /** How a started call ended: its row's outcome and figures. */

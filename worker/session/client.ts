@@ -11,7 +11,7 @@
 import type { AuditInput, AuditQuery } from "../core/audit.ts";
 import type { CallToolResult } from "../core/call-result.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
-import { ToolsearchError } from "../core/errors.ts";
+import { RateLimited, ToolsearchError } from "../core/errors.ts";
 import type { Splice } from "../core/splice.ts";
 import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
@@ -42,9 +42,10 @@ export function notFound(id: string): ToolsearchError {
   return new ToolsearchError("not_found", `session ${id.slice(0, 80)} does not exist`);
 }
 
-/** A refused call as the surface's error; a result as it is. */
+/** A refused call as the surface's error (a quota's: 429 with retry-after); a result as it is. */
 export function resultOf(outcome: CallOutcome): CallToolResult {
   if (outcome.ok) return outcome.result;
+  if (outcome.code === "rate_limited") throw new RateLimited(outcome.message, outcome.retryAfter ?? 60);
   throw new ToolsearchError(outcome.code, outcome.message);
 }
 
@@ -129,17 +130,21 @@ export class SessionClient {
     return result;
   }
 
+  /** Who calls, for the object: the origin connect links point to, the key its upstream calls count against. */
+  private caller(context: CallContext): CallContext {
+    return { ...(this.origin ? { origin: this.origin } : {}), ...(this.quota.key ? { keyId: this.quota.key } : {}), ...context };
+  }
+
   /** Run a catalog tool through the one execution path; a refusal is an outcome with its code. */
   async run(name: string, args: unknown, context: CallContext): Promise<CallOutcome> {
-    const withOrigin = { ...(this.origin ? { origin: this.origin } : {}), ...context };
-    const outcome = await (await this.stub()).callTool(name, args, withOrigin, this.rules);
+    const outcome = await (await this.stub()).callTool(name, args, this.caller(context), this.rules);
     if (!outcome) throw this.gone();
     return outcome;
   }
 
   /** The MCP gateway's upstream resources and prompts; a refusal is an outcome the surface words. */
   async resources(op: GatewayResourceOp, context: CallContext): Promise<ResourceOutcome> {
-    const outcome = await (await this.stub()).resources(op, { ...(this.origin ? { origin: this.origin } : {}), ...context }, this.rules);
+    const outcome = await (await this.stub()).resources(op, this.caller(context), this.rules);
     if (!outcome) throw this.gone();
     return outcome;
   }

@@ -2,10 +2,13 @@
 // a server with "auth": "oauth" the calling user's own bearer token, from the principal's accounts
 // (accounts/principal-role.ts). A user who has not connected the server, or whose grant is gone,
 // gets a tool result with a connect link instead: the model and the person can act on it, and the
-// same call works once connected. A 401 on the user's token gets one refresh and one retry; a 401
-// after that drops the connection (the next answer is a connect link again). Tokens are secrets of
-// the call: redacted from its result and messages like any resolved header.
+// same call works once connected. A session whose principal names no user has no account to
+// connect (R2-M5: its end users would share one): its call is a tool error saying what to send.
+// A 401 on the user's token gets one refresh and one retry; a 401 after that drops the connection
+// (the next answer is a connect link again). Tokens are secrets of the call: redacted from its
+// result and messages like any resolved header.
 
+import { USER_HEADER } from "../auth.ts";
 import type { CallToolResult } from "../core/call-result.ts";
 import { resolveHeaders, type ServerConfig } from "../core/servers.ts";
 import type { Accounts } from "./token-cache.ts";
@@ -35,6 +38,27 @@ export function connectResult(server: string, link: string): CallToolResult {
   };
 }
 
+/**
+ * The principal names no user. What names one: the key's user, an assertsUser key's
+ * x-toolsearch-user, or an end-user id the chat surfaces carry (chat/conversation.ts).
+ */
+export class NeedsUser extends Error {
+  constructor(server: string) {
+    super(
+      `server ${server} authorizes each user with their own account, and this session names no user to connect one for. ` +
+        `A session takes its user when it is created, from: an API key that names a user (API_KEYS {"tenant", "user"}), ` +
+        `or an "assertsUser" key's ${USER_HEADER} header, or on /v1/chat/completions and /v1/responses the body's ` +
+        "`user` (or `safety_identifier`), on /v1/messages its `metadata.user_id` (1-128 letters, digits, _ . @ + or -). " +
+        "Call this tool again in a session made with one.",
+    );
+  }
+}
+
+/** The answer to a call of such a server in a session without a user: a tool error, no link. */
+export function needsUserResult(e: NeedsUser): CallToolResult {
+  return { content: [{ type: "text", text: e.message }], isError: true };
+}
+
 export class NeedsConnection extends Error {
   readonly link: string;
   constructor(link: string) {
@@ -52,7 +76,7 @@ function withToken(base: Credentials, answer: TokenAnswer): Credentials {
   };
 }
 
-/** The call's credentials; NeedsConnection for an oauth server the user has not connected. Throws config errors. */
+/** The call's credentials; NeedsUser or NeedsConnection for an oauth server with no user, or not connected. Throws config errors. */
 export async function credentialsFor(
   serverName: string,
   server: ServerConfig,
@@ -62,6 +86,8 @@ export async function credentialsFor(
 ): Promise<Credentials> {
   const base = resolveHeaders(serverName, server, cfg.secret);
   if (!server.oauth) return base;
+  // no principal object is addressed for a principal without a user (it would keep links nobody can complete)
+  if (!accounts.user) throw new NeedsUser(serverName);
   return withToken(base, await accounts.token(serverName, origin));
 }
 

@@ -1,76 +1,39 @@
 // The one execution path: a catalog tool run on its MCP server for a session. Every surface (the
 // REST call route, the chat endpoint's edge rounds, the MCP gateway) reaches it through
-// SessionDO.callTool, which passes a narrow port (the session's activate and audit, its server
-// sessions). In order: the session's tool gate (core/gate.ts; a denial is audited), load-if-not-loaded (an
-// activation, audited), the argument check against the tool's schema (nothing is sent when it
-// fails), the call in the kept-alive server session (check-and-set: the call's await lets other
-// requests in), the server's timeout (the server is sent notifications/cancelled), the result
-// cap, secret redaction (call-end.ts: how a call that was sent ends). The call's audit row is written ahead (`started`, in the transaction
-// that picks the server session) and completed with the outcome in the transaction that stores
-// the server session it ended in. A refusal is a CallOutcome with an error code; the session
-// client (client.ts) turns it into the surface's ToolsearchError.
+// SessionDO.callTool, which passes a narrow port (call-port.ts: the session's activate and audit,
+// its server sessions). In order: the session's tool gate (core/gate.ts; a denial is audited),
+// load-if-not-loaded (an activation, audited), the argument check against the tool's schema
+// (nothing is sent when it fails), the credentials (a connect link, or for a principal with no
+// user what to send: nothing is sent), one unit of the key's quota of upstream calls (refused:
+// audited `rate_limited`, nothing sent), the call in the kept-alive server session (check-and-set:
+// the call's await lets other requests in), the server's timeout (the server is sent
+// notifications/cancelled), the result cap, secret redaction (call-end.ts: how a call that was
+// sent ends). The call's audit row is written ahead (`started`, in the transaction that picks the
+// server session) and completed with the outcome in the transaction that stores the server
+// session it ended in. A refusal is a CallOutcome with an error code; the session client
+// (client.ts) turns it into the surface's ToolsearchError.
 
 import { notAvailable, sessionAccess } from "../core/access.ts";
-import type { Gate } from "../core/gate.ts";
 import type { AuditInput } from "../core/audit.ts";
 import { argsDigest } from "../core/call-result.ts";
 import type { CatalogTool } from "../core/catalog.ts";
-import { ToolsearchError } from "../core/errors.ts";
+import { RateLimited, ToolsearchError } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { closestNames } from "../core/search.ts";
 import { redact, type ServerConfig } from "../core/servers.ts";
 import { checkArguments } from "../core/tool-args.ts";
-import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { LoadedCatalog } from "../catalogs.ts";
 import type { Settings } from "../settings.ts";
-import { answered, failed, type CallEnd, type CallOutcome, type SentCall } from "./call-end.ts";
-import { callAsUser, connectResult, credentialsFor, NeedsConnection, type Credentials } from "./credentials.ts";
+import { answered, failed, type CallOutcome, type SentCall } from "./call-end.ts";
+import type { CallContext, ExecutionPort } from "./call-port.ts";
+import { callAsUser, connectResult, credentialsFor, NeedsConnection, NeedsUser, needsUserResult, type Credentials } from "./credentials.ts";
 import { callRemote, type Progress } from "./mcp-client.ts";
-import type { ServerSessions } from "./server-sessions.ts";
-import type { Accounts } from "./token-cache.ts";
-import type { SessionInit } from "./state.ts";
 
 export type { CallOutcome } from "./call-end.ts";
+export type { CallContext, ExecutionPort } from "./call-port.ts";
 
 /** the least a call's answer may be read to, whatever the result cap: the cap cuts results read whole up to here */
 const READ_MIN_BYTES = 4 * 1024 * 1024;
-
-/**
- * Who is calling: the surface and the client program it names (MCP clientInfo), for the audit
- * trail; `onProgress` (a stub across RPC) asks the server for progress.
- */
-export interface CallContext {
-  via: "rest" | "chat" | "mcp" | "code";
-  client?: string;
-  /** the code-mode run that made the call (its audit rows carry it) */
-  run?: string;
-  onProgress?: (p: Progress) => void;
-  /** names the call for SessionClient.cancel (an AbortSignal does not cross the object's RPC) */
-  key?: string;
-  /** the Worker's origin as the caller reached it: connect links point there (SessionClient sets it) */
-  origin?: string;
-}
-
-/** What a call needs of its session: the frozen fields, its activations, audit and server sessions. */
-export interface ExecutionPort {
-  init: SessionInit;
-  activations: readonly string[];
-  /** the session's one tool gate (core/gate.ts): why the tool may not run, or undefined */
-  gate: Gate;
-  /** null: the session was deleted meanwhile */
-  activate(names: string[], query: string, audit: ActivationAudit): Promise<ActivationResult | null>;
-  /** write audit rows in a transaction of their own, or inside `transaction` */
-  writeAudit(events: readonly AuditInput[]): void;
-  /**
-   * Write-ahead: a call's row with outcome `started` (inside `transaction`). `signal` aborts when
-   * the call must stop (cancelled by `key`, or the session is deleted); `end` completes the row.
-   */
-  begin(event: Omit<AuditInput, "outcome">, key?: string): { signal: AbortSignal; end(update: CallEnd): void };
-  transaction<T>(fn: () => T): T;
-  servers: ServerSessions;
-  /** the session principal's upstream accounts (servers with "auth": "oauth") */
-  accounts: Accounts;
-}
 
 // first opens per (session, server) in flight: concurrent first calls share one server session
 const opening = new Map<string, Promise<unknown>>();
@@ -138,7 +101,21 @@ async function runCall(
   if ("stop" in admitted) return admitted.stop;
   const creds = await credentials(port, cfg, call, admitted.server);
   if ("stop" in creds) return creds.stop;
+  const refused = await counted(port, call);
+  if (refused) return refused.stop;
   return send(port, cfg, call, admitted, creds);
+}
+
+/** The call against the key's quota of upstream calls: refused, it is audited and nothing is sent. */
+async function counted(port: ExecutionPort, call: Call): Promise<Stop | null> {
+  try {
+    await port.upstream(call.context);
+  } catch (e) {
+    if (!(e instanceof RateLimited)) throw e;
+    audit(port, call, { type: "call", outcome: "rate_limited", detail: e.message });
+    return { stop: { ok: false, code: "rate_limited", message: e.message, retryAfter: e.retryAfter, outcome: "rate_limited" } };
+  }
+  return null;
 }
 
 /** Write one audit row of the call, in a transaction of its own. */
@@ -182,6 +159,10 @@ async function credentials(port: ExecutionPort, cfg: Settings, call: Call, serve
   try {
     return await credentialsFor(serverName, server, cfg, port.accounts, call.context.origin ?? "");
   } catch (e) {
+    if (e instanceof NeedsUser) {
+      audit(port, call, { type: "call", outcome: "needs_user", detail: "the session's principal names no user: answered what to send" });
+      return { stop: { ok: true, result: needsUserResult(e), outcome: "needs_user" } };
+    }
     if (e instanceof NeedsConnection) {
       const detail = "the user has not connected this server: answered a connect link";
       audit(port, call, { type: "call", outcome: "needs_connection", detail });

@@ -1,5 +1,5 @@
 // The quota role of SessionDO: the Durable Object named `quota:<tenant>/<key id>` counts one API
-// key's requests and new sessions in fixed windows (a minute, an hour), in its SQLite. One object
+// key's requests, upstream calls and new sessions in fixed windows (a minute, an hour), in its SQLite. One object
 // per key is the platform's own counter: every isolate's units for that key come from it, so no
 // window ever grants more than its limit. take() grants a block of units (an isolate's lease,
 // quota-client.ts) in one synchronous read-and-write, so concurrent takers can never both get the
@@ -9,7 +9,7 @@
 
 import { RpcTarget } from "cloudflare:workers";
 
-export type QuotaKind = "requests" | "sessions";
+export type QuotaKind = "requests" | "upstream" | "sessions";
 
 /** units granted (0: refused), how many the window had used before, and when it ends (ms since 1970) */
 export type QuotaAnswer = { granted: number; used: number; ends: number };
@@ -40,17 +40,19 @@ export class QuotaRole extends RpcTarget {
 
   /**
    * Take up to `want` units of `kind` from the window of `windowMs` that `now` falls in, never past
-   * `limit` in it. A refusal (0 granted) takes nothing: a client that keeps retrying early does
-   * not push its own window back.
+   * `limit` in it, and none unless at least `atLeast` are left (a batch is admitted whole or not at
+   * all). A refusal (0 granted) takes nothing: a client that keeps retrying early does not push its
+   * own window back.
    */
-  async take(kind: QuotaKind, limit: number, windowMs: number, want = 1, now = Date.now()): Promise<QuotaAnswer> {
+  async take(kind: QuotaKind, limit: number, windowMs: number, want = 1, now = Date.now(), atLeast = 1): Promise<QuotaAnswer> {
     const sql = this.table();
     const started = now - (now % windowMs);
     const ends = started + windowMs;
     const answer = this.storage.transactionSync((): QuotaAnswer => {
       const row = sql.exec<{ started: number; used: number }>("SELECT started, used FROM quota_windows WHERE kind = ?", kind).toArray()[0];
       const used = row && row.started === started ? row.used : 0;
-      const granted = Math.max(0, Math.min(want, limit - used));
+      const left = Math.max(0, Math.min(want, limit - used));
+      const granted = left >= atLeast ? left : 0;
       if (granted)
         sql.exec(
           "INSERT OR REPLACE INTO quota_windows (kind, started, ends, used) VALUES (?, ?, ?, ?)",

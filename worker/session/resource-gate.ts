@@ -6,15 +6,20 @@
 // in mcp-resources.ts). Reading a URI is allowed only when the session has seen it: in a tool
 // result of a server (recorded by note(), in the session's SQLite) or in a server's resources/list;
 // it goes to the server that returned it. Anything else is "not found", and another session's
-// records (another tenant's above all) are in another object. Each read and prompt fetched is an
-// audit row (`resource`, `prompt`), each refusal a `denial` row.
+// records (another tenant's above all) are in another object. A URI not handed out lists the
+// servers not listed in the last minute only (R2-L8: one read cannot fan out into a list per server
+// each time; a URI a server added since is readable after the client's own resources/list). Each
+// upstream request counts against the calling key's quota of upstream calls; a refusal is
+// `rate_limited` (-32000). Each read and prompt fetched is an audit row (`resource`, `prompt`),
+// each refusal a `denial` row.
 
 import type { AuditInput, AuditOutcome } from "../core/audit.ts";
 import type { CallToolResult } from "../core/call-result.ts";
 import { prefixItem, resourceUris, splitPrefixed, type GatewayResourceOp, type ResourceOutcome } from "../core/mcp-resources.ts";
 import { redact } from "../core/servers.ts";
 import type { Settings } from "../settings.ts";
-import { credentialsFor, NeedsConnection } from "./credentials.ts";
+import { RateLimited } from "../core/errors.ts";
+import { credentialsFor, NeedsConnection, NeedsUser } from "./credentials.ts";
 import { UpstreamFailure } from "./upstream-failure.ts";
 import { requestRemote, UpstreamError } from "./mcp-resources.ts";
 import type { CallContext, ExecutionPort } from "./execution.ts";
@@ -22,9 +27,14 @@ import type { CallContext, ExecutionPort } from "./execution.ts";
 export const RESOURCE_LINKS_SCHEMA = `
   CREATE TABLE IF NOT EXISTS resource_links (uri TEXT NOT NULL, server TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (uri, server));`;
 
+/** how long a server's resources/list stands for what it lists, for a read of a URI not handed out */
+const LISTED_FOR_MS = 60_000;
+
 /** The URIs a session has been handed, per server. */
 export class ResourceLinks {
   private readonly sql: SqlStorage;
+  /** when each server was last asked for resources/list (memory: an evicted object lists once more) */
+  private readonly listedAt = new Map<string, number>();
 
   constructor(sql: SqlStorage) {
     this.sql = sql;
@@ -42,6 +52,17 @@ export class ResourceLinks {
     this.note(server, resourceUris(result));
   }
 
+  /** `server` is being asked for its resources/list now. */
+  listing(server: string): void {
+    this.listedAt.set(server, Date.now());
+  }
+
+  /** Of `servers`, those not asked for their resources/list in the last minute. */
+  stale(servers: readonly string[]): string[] {
+    const now = Date.now();
+    return servers.filter((s) => !(now - (this.listedAt.get(s) ?? -Infinity) < LISTED_FOR_MS));
+  }
+
   /** The servers that handed out `uri`, the latest first. */
   servers(uri: string): string[] {
     return this.sql
@@ -51,7 +72,7 @@ export class ResourceLinks {
   }
 }
 
-export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transaction" | "servers" | "accounts"> & {
+export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transaction" | "servers" | "accounts" | "upstream"> & {
   links: ResourceLinks;
   /** the servers that serve: the session's, less those the tool gate (core/gate.ts) now denies entirely */
   serving: readonly string[];
@@ -59,12 +80,13 @@ export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transact
 
 type Ask = (server: string, op: GatewayResourceOp) => Promise<Record<string, unknown>>;
 
-/** One request to one of the session's servers, in its kept-alive session, with its credentials. */
+/** One request to one of the session's servers, in its kept-alive session, with its credentials, counted. */
 function asker(port: ResourcePort, cfg: Settings, context: CallContext): Ask {
   return async (name, op) => {
     const server = cfg.servers.get(name);
     if (!server) throw new UpstreamFailure("transport_error", `server ${name} has no SERVERS entry`);
     const creds = await credentialsFor(name, server, cfg, port.accounts, context.origin ?? "");
+    await port.upstream(context);
     const before = port.servers.get(name);
     const { result, session } = await requestRemote(server, creds.headers, before, op);
     port.transaction(() => port.servers.replace(name, before, session));
@@ -74,12 +96,21 @@ function asker(port: ResourcePort, cfg: Settings, context: CallContext): Ask {
 
 const LIST_KEYS = { "resources/list": "resources", "resources/templates/list": "resourceTemplates", "prompts/list": "prompts" } as const;
 
-/** Every server's items of one list, prefixed; a server without the feature (or failing) adds none. */
-async function gather(port: ResourcePort, ask: Ask, method: keyof typeof LIST_KEYS): Promise<Record<string, unknown>[]> {
+/**
+ * Every server's items of one list, prefixed (of `servers`: all that serve); a server without the
+ * feature (or failing) adds none. The key's quota reached fails the list.
+ */
+async function gather(
+  port: ResourcePort,
+  ask: Ask,
+  method: keyof typeof LIST_KEYS,
+  servers = port.serving,
+): Promise<Record<string, unknown>[]> {
   const key = LIST_KEYS[method];
   const lists = await Promise.all(
-    port.serving.map(async (server) => {
+    servers.map(async (server) => {
       try {
+        if (method === "resources/list") port.links.listing(server);
         const items = ((await ask(server, { method }))[key] ?? []) as Array<Record<string, unknown>>;
         if (method === "resources/list")
           port.transaction(() =>
@@ -90,6 +121,7 @@ async function gather(port: ResourcePort, ask: Ask, method: keyof typeof LIST_KE
           );
         return items.map((item) => prefixItem(server, item));
       } catch (e) {
+        if (e instanceof RateLimited) throw e;
         if (!(e instanceof UpstreamError && e.code === -32601)) console.warn(`${method} on ${server}: ${(e as Error).message}`);
         return [];
       }
@@ -98,11 +130,45 @@ async function gather(port: ResourcePort, ask: Ask, method: keyof typeof LIST_KE
   return lists.flat();
 }
 
+type Audit = (e: Omit<AuditInput, "via" | "client">) => void;
+
+/** A read's or a prompt's failure, for its row. */
+function failureOutcome(e: unknown): AuditOutcome {
+  if (e instanceof UpstreamError) return "tool_error";
+  if (e instanceof UpstreamFailure && e.kind === "timeout") return "timeout";
+  if (e instanceof NeedsConnection) return "needs_connection";
+  return e instanceof NeedsUser ? "needs_user" : "transport_error";
+}
+
+/**
+ * What `op` asks of the session's servers. The key's quota of upstream calls used up is a refusal
+ * (-32000); a read refused while it listed the servers is audited without a server.
+ */
 export async function serveResources(
   port: ResourcePort,
   cfg: Settings,
   op: GatewayResourceOp,
   context: CallContext,
+): Promise<ResourceOutcome> {
+  const audit: Audit = (e) => port.transaction(() => port.writeAudit([{ ...e, via: context.via, client: context.client ?? null }]));
+  try {
+    return await serve(port, cfg, op, context, audit);
+  } catch (e) {
+    if (!(e instanceof RateLimited)) throw e;
+    if (op.method === "resources/read" || op.method === "prompts/get") {
+      const type = op.method === "resources/read" ? "resource" : "prompt";
+      audit({ type, tool: (op.method === "resources/read" ? op.uri : op.name).slice(0, 500), outcome: "rate_limited", detail: e.message });
+    }
+    return { ok: false, code: "rate_limited", message: e.message, rpcCode: -32000 };
+  }
+}
+
+async function serve(
+  port: ResourcePort,
+  cfg: Settings,
+  op: GatewayResourceOp,
+  context: CallContext,
+  audit: Audit,
 ): Promise<ResourceOutcome> {
   const ask = asker(port, cfg, context);
   if (op.method in LIST_KEYS) {
@@ -110,13 +176,11 @@ export async function serveResources(
     return { ok: true, result: { [LIST_KEYS[method]]: await gather(port, ask, method) } };
   }
   const servers = port.serving;
-  const audit = (e: Omit<AuditInput, "via" | "client">) =>
-    port.transaction(() => port.writeAudit([{ ...e, via: context.via, client: context.client ?? null }]));
   let target: { server: string; op: GatewayResourceOp; what: string } | null = null;
   if (op.method === "resources/read") {
     const seen = () => port.links.servers(op.uri).filter((s) => servers.includes(s));
-    // not handed out by a tool: readable if a server lists it (listing records it)
-    if (!seen().length) await gather(port, ask, "resources/list");
+    // not handed out by a tool: readable if a server lists it (listing records it); each server is asked at most once a minute so
+    if (!seen().length) await gather(port, ask, "resources/list", port.links.stale(servers));
     const server = seen()[0];
     if (server) target = { server, op, what: op.uri };
   } else if (op.method === "prompts/get") {
@@ -147,10 +211,12 @@ export async function serveResources(
     row("ok", null, bytes);
     return { ok: true, result };
   } catch (e) {
+    if (e instanceof RateLimited) {
+      row("rate_limited", e.message);
+      return { ok: false, code: "rate_limited", message: e.message, rpcCode: -32000 };
+    }
     const message = e instanceof NeedsConnection ? `connect your ${target.server} account first: ${e.link}` : (e as Error).message;
-    const outcome: AuditOutcome =
-      e instanceof UpstreamError ? "tool_error" : e instanceof UpstreamFailure && e.kind === "timeout" ? "timeout" : "transport_error";
-    row(outcome, message.slice(0, 300));
+    row(failureOutcome(e), message.slice(0, 300));
     return {
       ok: false,
       code: "failed",

@@ -9,7 +9,10 @@
 import { AccountsClient } from "../accounts/accounts-client.ts";
 import type { TokenAnswer } from "../accounts/principal-role.ts";
 
-export type Accounts = Pick<AccountsClient, "token" | "rejected" | "drop">;
+export type Accounts = Pick<AccountsClient, "token" | "rejected" | "drop"> & {
+  /** the user of the session's principal; "" when it names none (no account can be connected for it) */
+  readonly user: string;
+};
 
 const HOLD_MS = 10_000;
 
@@ -24,9 +27,12 @@ export class TokenCache implements Accounts {
     this.init = init;
   }
 
-  private accounts(): Accounts {
-    const i = this.init();
-    return AccountsClient.of(this.env, { tenant: i?.tenant ?? "", user: i?.user ?? "" });
+  get user(): string {
+    return this.init()?.user ?? "";
+  }
+
+  private accounts(): AccountsClient {
+    return AccountsClient.of(this.env, { tenant: this.init()?.tenant ?? "", user: this.user });
   }
 
   private keep(server: string, answer: TokenAnswer): TokenAnswer {

@@ -1,8 +1,9 @@
 // What a session object does with tools, behind SessionDO's RPC: the tool gate for this session
 // (core/gate.ts: its frozen rules, the deployment's rules sent with every use, its profile's
 // whitelist), activations (a toolSearch, or a load a call or tool_choice makes), the one execution
-// path (execution.ts), and the gateway's upstream resources and prompts (resource-gate.ts). Each
-// writes its audit rows in the transaction of the state they describe; the alarm delivers them.
+// path (execution.ts), and the gateway's upstream resources and prompts (resource-gate.ts), each
+// upstream request counted against the calling key's quota. Each writes its audit rows in the
+// transaction of the state they describe; the alarm delivers them.
 
 import { argsDigest } from "../core/call-result.ts";
 import { gateLoads, toolGate, type Gate, type LiveRules } from "../core/gate.ts";
@@ -11,6 +12,7 @@ import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
 import { settings } from "../settings.ts";
 import type { SessionAlarm } from "./alarm.ts";
+import { admit } from "./quota-client.ts";
 import type { CallsInFlight } from "./calls-in-flight.ts";
 import { executeCall, type CallContext, type CallOutcome } from "./execution.ts";
 import { serveResources, type ResourceLinks } from "./resource-gate.ts";
@@ -51,13 +53,15 @@ export class ToolUse {
 
   /** The parts of the execution path and the resource gate that both need. */
   private io(init: SessionInit) {
-    const { store, storage, servers, tokens } = this.p;
+    const { store, storage, servers, tokens, env } = this.p;
     return {
       init,
       writeAudit: (events: Parameters<SessionStore["writeAudit"]>[1]) => void store.writeAudit(init, events),
       transaction: <T>(fn: () => T): T => storage.transactionSync(fn),
       servers,
       accounts: tokens,
+      // each upstream request counts against the calling key's quota, in this object's isolate (quota-client.ts)
+      upstream: (context: CallContext) => admit({ env, tenant: init.tenant ?? "", key: context.keyId ?? "" }, "upstream"),
     };
   }
 

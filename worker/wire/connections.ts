@@ -31,7 +31,8 @@ export const parseConnectForm = (body: Uint8Array): ConnectForm =>
 
 /** GET /connect/callback: the authorization response (RFC 6749 4.1.2), or its error. */
 const callbackQuery = z.union([
-  z.object({ code: z.string().min(1).max(2048), state: z.string().max(400) }).passthrough(),
+  // iss: RFC 9207, the authorization server that answered (checked against the flow's own)
+  z.object({ code: z.string().min(1).max(2048), state: z.string().max(400), iss: z.string().max(2048).optional() }).passthrough(),
   z
     .object({ error: z.string().max(200), error_description: z.string().max(500).optional(), state: z.string().max(400).optional() })
     .passthrough(),
