@@ -6,7 +6,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { AUTH_B, callWith, EDGE, edgeSession, edgeVars, request, type Json } from "./helpers.ts";
+import { AUTH_B, callWith, EDGE, edgeSession, edgeVars, KEY_U, request, type Json } from "./helpers.ts";
 
 const DENY_ENV = { default: { deny: ["mcp__everything__get-env"] } };
 const codeSession = (access?: Record<string, unknown>) => edgeSession(access, undefined, { code: "on" });
@@ -159,6 +159,23 @@ describe("bad programs: a clear error, nothing left running", () => {
     );
     expect(r.body.error.message).toContain("a run makes at most 3 calls (CODE_MAX_CALLS)");
     expect((await audit(s.id)).filter((e) => e.type === "call")).toHaveLength(3);
+  });
+
+  it("each call counts against the key's quota of upstream calls: past it, calls throw and nothing is sent", async () => {
+    const auth = { authorization: `Bearer ${KEY_U}` }; // tenant-u: 3 upstream calls a minute (wrangler.toml)
+    const s = await edgeSession(undefined, auth, { code: "on" });
+    const code =
+      "const out = []; for (let i = 0; i < 5; i++) { try { out.push(await tools.everything.echo({ message: String(i) })) } catch (e) { out.push(e.message.slice(0, 90)) } } return out";
+    const r = await callWith(EDGE, "POST", `/v1/sessions/${s.id}/code`, { code }, auth);
+    expect(r.body.value.slice(0, 3)).toEqual(["Echo: 0", "Echo: 1", "Echo: 2"]);
+    expect(r.body.value[3]).toMatch(/^mcp__everything__echo: .*quota/);
+    const rows = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}/audit?limit=50`, undefined, auth)).body.events as Json[];
+    expect(
+      rows
+        .filter((e) => e.type === "call")
+        .map((e) => e.outcome)
+        .sort(),
+    ).toEqual(["ok", "ok", "ok", "rate_limited", "rate_limited"]);
   });
 
   it("calls run in parallel up to CODE_PARALLEL", async () => {
