@@ -248,6 +248,20 @@ describe("what a link and a flow may still do", () => {
   });
 });
 
+describe("code mode", () => {
+  it("a program's call of a server its user has not connected throws the connect link, and nothing runs upstream", async () => {
+    const s = (await api("mallory", "POST", "/v1/sessions", { model: "gpt-4o", deferral: "on", code: "on" })).body.id;
+    const before = (await control("log")).mcp;
+    const r = await api("mallory", "POST", `/v1/sessions/${s}/code`, { code: "return await tools.accounts.whoami()" });
+    expect(r.body.error).toMatchObject({ kind: "thrown" });
+    expect(r.body.error.message).toMatch(
+      new RegExp(`mcp__accounts__whoami: connect your accounts account: ${dev.url}/connect/accounts/\\S+`),
+    );
+    expect(r.body.calls).toEqual([expect.objectContaining({ tool: "mcp__accounts__whoami", ok: false })]);
+    expect((await control("log")).mcp).toBe(before);
+  });
+});
+
 describe("rotating TOKEN_ENCRYPTION_KEY", () => {
   it("with the previous key kept, connections keep working and are still revoked; once read they open with the new key alone", async () => {
     await browse("erin", KEYS.erin)(await linkFor("erin"));
