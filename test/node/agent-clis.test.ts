@@ -6,7 +6,8 @@
 // time, and each prefixes the gateway's tool names its own way (Codex: a Responses namespace
 // `mcp__toolsearch`; opencode: `toolsearch_`; Gemini CLI: `mcp_toolsearch_`; Qwen Code:
 // `mcp__toolsearch__`): the stable surface needs neither. Pass = the server's answer reaches the
-// agent's final text, and its first model request carries the deferred listing once.
+// agent's final text, and its first model request carries the deferred listing once. Codex also on
+// `/mcp?code=on`: toolSearch, then one runCode program on the very next step.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCodex, runOpencode, type Gateway } from "../fixtures/agent-clis.ts";
 import { runGemini, runQwen } from "../fixtures/agent-clis-gemini.ts";
@@ -78,6 +79,16 @@ describe("real agent CLIs through the gateway's stable surface", () => {
     // Codex offered the gateway's tools in a namespace named after the server
     const offered = model.requests.at(-1)!.tools.filter((t) => t.namespace === "mcp__toolsearch");
     expect(offered.map((t) => t.name).sort()).toEqual(["callTool", "toolSearch"]);
+  }, 240_000);
+
+  it("Codex CLI on /mcp?code=on: toolSearch, then runCode in the next step, its program's answer in the final text", async () => {
+    const from = model.requests.length;
+    const r = await runCodex({ ...gateway, url: `${gateway.url}?code=on` }, "Find the echo tool and echo the phrase 'amber-gate-9'.");
+    expect(r.calls).toEqual(["toolsearch.toolSearch", "toolsearch.runCode"]);
+    expect(r.text).toContain("Echo: amber-gate-9");
+    expect(stepsAfterSearch(from)).toEqual(["toolSearch", "runCode", "answer"]);
+    const step = model.requests.slice(from).find((q) => "call" in q.step && q.step.call.name === "runCode")!.step;
+    expect("call" in step && step.args.code).toBe('return await tools["mcp__everything__echo"]({"message":"amber-gate-9"});');
   }, 240_000);
 
   it("opencode: toolSearch, then callTool in the next step, and the server's answer in the final text", async () => {
