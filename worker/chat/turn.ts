@@ -10,8 +10,7 @@
 // edge call running (session/cancel.ts).
 // What a surface does with the result (JSON, SSE chunks, Responses events) is its own business.
 
-import { runResult } from "../code/answer-text.ts";
-import { runProgram } from "../code/run.ts";
+import { runProgram, runResult } from "../code/run.ts";
 import { runAgent, type AgentResult, type ModelTurn } from "../core/agent.ts";
 import { resultText } from "../core/call-result.ts";
 import { withSystemSection, type AgentSession, type ChatMessage, type OpenAITool, type ToolCall } from "../core/chat.ts";

@@ -7,7 +7,7 @@
 // Error naming the tool. When the run ends (its answer, a limit, the client gone), the calls
 // still running are cancelled. The run is audited as a row of its own (type `run`: the code's
 // digest, its calls, its outcome, its time). Only the answer, the logs and one line per call come
-// back, all capped at CALL_RESULT_MAX_BYTES.
+// back, all capped at CALL_RESULT_MAX_BYTES; runResult renders that answer as a tool result.
 
 import { argsDigest, type CallToolResult } from "../core/call-result.ts";
 import type { AuditOutcome } from "../core/audit.ts";
@@ -134,6 +134,11 @@ export async function runProgram(
     run,
   });
   return answer;
+}
+
+/** A run's answer as a tool result the model reads (runCode on /mcp and in the chat surfaces' hidden rounds): `isError` when it failed. */
+export function runResult(answer: RunAnswer): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(answer) }], ...(answer.error ? { isError: true } : {}) };
 }
 
 /** The answer within `max` bytes: a value over it is an `output` failure; logs keep their first lines. */

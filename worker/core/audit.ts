@@ -172,8 +172,7 @@ export interface AuditQuery {
 }
 
 export const AUDIT_MAX_LIMIT = 500;
-/** a code-mode run's id: `run_` and 128 random bits, base64url */
-export const RUN_ID_RE = /^run_[A-Za-z0-9_-]{22}$/;
+export const RUN_ID_RE = /^run_[A-Za-z0-9_-]{22}$/; // a code-mode run: `run_` and 128 random bits
 const bad = (m: string) => new ToolsearchError("bad_request", m);
 
 /** `?session=&tool=&outcome=&type=&run=&since=&limit=&cursor=`, each checked. */

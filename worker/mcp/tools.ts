@@ -18,8 +18,8 @@ import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.t
 import { pageOf, sessionMcpTools, type McpSessionView, type McpTool } from "../core/mcp-tools.ts";
 import { CALL_TOOL_NAME, TOOL_SEARCH_NAME } from "../core/prompt.ts";
 import { RUN_CODE_NAME, RUN_CODE_TOOL } from "../core/run-code-tool.ts";
-import { runResult } from "../code/answer-text.ts";
 import type { RunAnswer } from "../wire/code.ts";
+import { runResult } from "../code/run.ts";
 import { closestNames } from "../core/search.ts";
 import { checkArguments } from "../core/tool-args.ts";
 import { answerToolSearch, type Activate } from "../core/tool-search.ts";
