@@ -13,7 +13,7 @@
 import { notAvailable, sessionAccess } from "../core/access.ts";
 import type { Gate } from "../core/gate.ts";
 import type { AuditInput } from "../core/audit.ts";
-import { argsDigest } from "../core/call-result.ts";
+import { argsDigest, readLimit } from "../core/call-result.ts";
 import type { CatalogTool } from "../core/catalog.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
@@ -31,9 +31,6 @@ import type { Accounts } from "./token-cache.ts";
 import type { SessionInit } from "./state.ts";
 
 export type { CallOutcome } from "./call-end.ts";
-
-/** the least a call's answer may be read to, whatever the result cap: the cap cuts results read whole up to here */
-const READ_MIN_BYTES = 4 * 1024 * 1024;
 
 /**
  * Who is calling: the surface and the client program it names (MCP clientInfo), for the audit
@@ -219,7 +216,7 @@ async function send(
     const onProgress =
       progress && ((p: Progress) => progress(p.message === undefined ? p : { ...p, message: redact(p.message, resolved.secrets) }));
     // what is read of an answer is bounded too (M6): the cap (call-end.ts) applies to what was read
-    const maxBytes = Math.max(4 * cfg.resultMaxBytes, READ_MIN_BYTES);
+    const maxBytes = readLimit(cfg.resultMaxBytes);
     const request = { tool: tool.originalName, args, signal: row.signal, onProgress, maxBytes };
     const pending = callAsUser(tool.server, server, resolved, port.accounts, context.origin ?? "", (c) => {
       resolved = c;

@@ -6,11 +6,12 @@
 // in mcp-resources.ts). Reading a URI is allowed only when the session has seen it: in a tool
 // result of a server (recorded by note(), in the session's SQLite) or in a server's resources/list;
 // it goes to the server that returned it. Anything else is "not found", and another session's
-// records (another tenant's above all) are in another object. Each read and prompt fetched is an
+// records (another tenant's above all) are in another object. A read or prompt is read to the
+// read limit (R2-M3) and refused over CALL_RESULT_MAX_BYTES. Each read and prompt fetched is an
 // audit row (`resource`, `prompt`), each refusal a `denial` row.
 
 import type { AuditInput, AuditOutcome } from "../core/audit.ts";
-import type { CallToolResult } from "../core/call-result.ts";
+import { byteSize, type CallToolResult } from "../core/call-result.ts";
 import { prefixItem, resourceUris, splitPrefixed, type GatewayResourceOp, type ResourceOutcome } from "../core/mcp-resources.ts";
 import { redact } from "../core/servers.ts";
 import type { Settings } from "../settings.ts";
@@ -66,7 +67,7 @@ function asker(port: ResourcePort, cfg: Settings, context: CallContext): Ask {
     if (!server) throw new UpstreamFailure("transport_error", `server ${name} has no SERVERS entry`);
     const creds = await credentialsFor(name, server, cfg, port.accounts, context.origin ?? "");
     const before = port.servers.get(name);
-    const { result, session } = await requestRemote(server, creds.headers, before, op);
+    const { result, session } = await requestRemote(server, creds.headers, before, op, cfg.resultMaxBytes);
     port.transaction(() => port.servers.replace(name, before, session));
     return JSON.parse(redact(JSON.stringify(result), creds.secrets)) as Record<string, unknown>;
   };
@@ -137,8 +138,9 @@ export async function serveResources(
   const row = (outcome: AuditOutcome, detail: string | null, resultBytes = 0) =>
     audit({ type, tool: target.what.slice(0, 500), server: target.server, outcome, durationMs: Date.now() - started, resultBytes, detail });
   try {
+    // read to the read limit at most (mcp-resources.ts): past it the request failed, below
     const result = await ask(target.server, target.op);
-    const bytes = JSON.stringify(result).length;
+    const bytes = byteSize(result);
     if (bytes > cfg.resultMaxBytes) {
       const message = `${target.what.slice(0, 200)} is ${bytes} bytes, over this gateway's limit of ${cfg.resultMaxBytes}`;
       row("tool_error", message, bytes);
