@@ -1,14 +1,15 @@
 // Upstream resources and prompts for a gateway session, under the same rules and audit as its
 // tools. Only the session's servers serve (mcp.servers: in SERVERS when it started), and of those
-// only the ones the tool gate leaves a tool of now (a server the tenant's rules deny entirely
-// serves nothing); a session that is not the gateway's serves nothing. Lists
-// gather every server's items under server-prefixed names (one page: the servers' pages are walked
-// in mcp-resources.ts). Reading a URI is allowed only when the session has seen it: in a tool
-// result of a server (recorded by note(), in the session's SQLite) or in a server's resources/list;
-// it goes to the server that returned it. Anything else is "not found", and another session's
-// records (another tenant's above all) are in another object. A read or prompt is read to the
-// read limit (R2-M3) and refused over CALL_RESULT_MAX_BYTES. Each read and prompt fetched is an
-// audit row (`resource`, `prompt`), each refusal a `denial` row.
+// only the ones the rules allow now (core/gate.ts serverGate, R2-L7: a server with a denied tool
+// serves only where `allow` names the server); a session that is not the gateway's serves nothing.
+// Lists gather every serving server's items under server-prefixed names (one page: the servers'
+// pages are walked in mcp-resources.ts). Reading a URI is allowed only when the session has seen
+// it: in a tool result of a server (recorded by note(), in the session's SQLite) or in a server's
+// resources/list; it goes to the server that returned it. Anything else is "not found", a closed
+// server's URI or prompt "not available", and another session's records (another tenant's above
+// all) are in another object. A read or prompt is read to the read limit (R2-M3) and refused over
+// CALL_RESULT_MAX_BYTES. Each read and prompt fetched is an audit row (`resource`, `prompt`),
+// each refusal a `denial` row with its reason.
 
 import type { AuditInput, AuditOutcome } from "../core/audit.ts";
 import { byteSize, type CallToolResult } from "../core/call-result.ts";
@@ -54,8 +55,10 @@ export class ResourceLinks {
 
 export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transaction" | "servers" | "accounts"> & {
   links: ResourceLinks;
-  /** the servers that serve: the session's, less those the tool gate (core/gate.ts) now denies entirely */
+  /** the servers that serve: the session's, less those the rules close (core/gate.ts serverGate) */
   serving: readonly string[];
+  /** the session's servers that do not serve, with the reason (for the audit trail) */
+  closed: ReadonlyMap<string, string>;
 };
 
 type Ask = (server: string, op: GatewayResourceOp) => Promise<Record<string, unknown>>;
@@ -114,24 +117,31 @@ export async function serveResources(
   const audit = (e: Omit<AuditInput, "via" | "client">) =>
     port.transaction(() => port.writeAudit([{ ...e, via: context.via, client: context.client ?? null }]));
   let target: { server: string; op: GatewayResourceOp; what: string } | null = null;
+  // a server the rules close that handed out the URI, or whose prompt this is
+  let closedBy: string | undefined;
   if (op.method === "resources/read") {
     const seen = () => port.links.servers(op.uri).filter((s) => servers.includes(s));
+    closedBy = port.links.servers(op.uri).find((s) => port.closed.has(s));
     // not handed out by a tool: readable if a server lists it (listing records it)
-    if (!seen().length) await gather(port, ask, "resources/list");
+    if (!seen().length && !closedBy) await gather(port, ask, "resources/list");
     const server = seen()[0];
     if (server) target = { server, op, what: op.uri };
   } else if (op.method === "prompts/get") {
-    const split = splitPrefixed(op.name, servers);
-    if (split) target = { server: split.server, op: { ...op, name: split.name }, what: op.name };
+    const split = splitPrefixed(op.name, [...servers, ...port.closed.keys()]);
+    if (split && servers.includes(split.server)) target = { server: split.server, op: { ...op, name: split.name }, what: op.name };
+    else closedBy = split?.server;
   }
   const type = op.method === "resources/read" ? "resource" : "prompt";
   const what = op.method === "resources/read" ? op.uri : op.method === "prompts/get" ? op.name : "";
   if (!target) {
-    const message =
-      type === "resource"
-        ? `Resource not found: ${what.slice(0, 200)} (this gateway reads only URIs its servers' tool results or resources/list gave this session)`
-        : `Unknown prompt: ${what.slice(0, 200)} (prompts/list names this gateway's prompts)`;
-    audit({ type: "denial", tool: what.slice(0, 500), outcome: "denied", detail: message });
+    const shown = what.slice(0, 200);
+    const message = closedBy
+      ? `${type === "resource" ? "Resource" : "Prompt"} ${shown} is not available in this session (access policy)`
+      : type === "resource"
+        ? `Resource not found: ${shown} (this gateway reads only URIs its servers' tool results or resources/list gave this session)`
+        : `Unknown prompt: ${shown} (prompts/list names this gateway's prompts)`;
+    const detail = closedBy ? `server ${closedBy} serves no resources or prompts here: ${port.closed.get(closedBy)}` : message;
+    audit({ type: "denial", tool: what.slice(0, 500), ...(closedBy ? { server: closedBy } : {}), outcome: "denied", detail });
     return { ok: false, code: "not_found", message };
   }
   const started = Date.now();
