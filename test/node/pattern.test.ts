@@ -2,7 +2,7 @@
 // the supported subset, a clear refusal for what is outside it, and patterns that make a
 // backtracking engine explode answer like any other (the NFA runs every state at once).
 import { describe, expect, it } from "vitest";
-import { compilePattern, MAX_PATTERN, PatternError } from "../../worker/core/pattern.ts";
+import { Budget, BudgetExceeded, compilePattern, MAX_PATTERN, MAX_STATES, PatternError } from "../../worker/core/pattern.ts";
 import { checkArguments } from "../../worker/core/tool-args.ts";
 
 describe("compilePattern", () => {
@@ -62,6 +62,38 @@ describe("compilePattern", () => {
   });
 });
 
+// R2-M4: linear, but with up to 2,000 live states per character; a budget bounds the visits
+describe("a budget of state visits", () => {
+  it("the many-state pattern stops at the budget, within one character's work of it; a cheap one on the same text does not", () => {
+    const text = "x".repeat(64 * 1024);
+    const budget = new Budget(1_000_000);
+    const started = performance.now();
+    expect(() => compilePattern("(?i)[^~]{1990}~").test(text, budget)).toThrow(BudgetExceeded);
+    expect(() => compilePattern("(?i)[^~]{1990}~").test(text, budget)).toThrow("more than 1000000 state visits");
+    expect(budget.left).toBeGreaterThan(-2 * MAX_STATES);
+    expect(performance.now() - started).toBeLessThan(1000);
+    // the same 64k characters with a pattern of few states: about 2 visits a character
+    const cheap = new Budget(1_000_000);
+    expect(compilePattern("(?i)create_issue").test(text, cheap)).toBe(false);
+    expect(cheap.total - cheap.left).toBeLessThan(4 * text.length);
+  });
+
+  it("steps pause each time the slice is spent, across texts, and give the same answer as test", () => {
+    const pattern = compilePattern("[a-z]{20}!");
+    const budget = new Budget(10_000_000, 10_000);
+    let pauses = 0;
+    for (const text of ["a".repeat(400), "b".repeat(400) + "!"]) {
+      const run = pattern.steps(text, budget);
+      let step = run.next();
+      for (; !step.done; step = run.next()) pauses++;
+      expect(step.value).toBe(pattern.test(text));
+    }
+    // about 22 live states a character over 800 characters: one pause per 10,000 visits
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor((budget.total - budget.left) / 10_000) - 1);
+    expect(pauses).toBeGreaterThan(0);
+  });
+});
+
 // M7: a schema's `pattern` on model-made arguments runs in the NFA above, never in JavaScript's
 // RegExp, where ^(a+)+$ on 40 characters and a "!" backtracks for longer than the test's timeout
 describe("a tool schema's pattern (core/schema-patterns.ts)", () => {
@@ -85,6 +117,22 @@ describe("a tool schema's pattern (core/schema-patterns.ts)", () => {
     // a backreference cannot run in linear time: not checked (the tool checks its own input)
     const backref = { type: "object", properties: { s: { type: "string", pattern: "^(a+)\\1$" } } };
     expect(checkArguments(backref, { s: "b" }).ok).toBe(true);
+  });
+
+  it("a check costlier than its budget is refused, saying so; the calls of one request share the budget (R2-M4)", () => {
+    const wide = { type: "object", properties: { s: { type: "string", pattern: "[^~]{1990}~" } } };
+    const started = performance.now();
+    const r = checkArguments(wide, { s: "x".repeat(1024 * 1024) });
+    expect(r).toEqual({ ok: false, errors: [expect.stringMatching(/more than 16000000 state visits .*; send shorter strings$/)] });
+    expect(performance.now() - started).toBeLessThan(3000);
+    // an anchored pattern of a few states checks a 1 MiB value within the same budget
+    const anchored = { type: "object", properties: { s: { type: "string", pattern: "^[a-z]+$" } } };
+    expect(checkArguments(anchored, { s: "x".repeat(1024 * 1024) }).ok).toBe(true);
+    // one budget for three calls (6 visits a character here): the third finds it spent
+    const shared = new Budget(2_000_000);
+    expect(checkArguments(anchored, { s: "x".repeat(150_000) }, shared).ok).toBe(true);
+    expect(checkArguments(anchored, { s: "x".repeat(150_000) }, shared).ok).toBe(true);
+    expect(checkArguments(anchored, { s: "x".repeat(50_000) }, shared).ok).toBe(false);
   });
 
   it("arguments nested deeper than 128 levels are refused before the validator recurses", () => {

@@ -2,12 +2,13 @@
 // get-resource-links tool returns is read through the gateway with the v1 SDK client (2025-11-25
 // session) and the v2 client (2026-07-28, stateless); resources, templates and prompts are listed
 // under server-prefixed names and a prompt is fetched; a URI the session was never handed, another
-// tenant's, or one of a server the tenant's rules deny is refused (-32002) and audited.
-// Real Durable Objects, the Worker's fetch, server-everything started by edge-setup.ts.
+// tenant's, or one of a server the tenant's rules deny is refused (-32002) and audited. A server with
+// one denied tool serves no resources or prompts unless `allow` names the server (R2-L7), under the
+// rules frozen and the rules deployed now. Real Durable Objects, the Worker's fetch, server-everything started by edge-setup.ts.
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { AUTH_A, AUTH_B, BASE, edgeVars, type Json } from "./helpers.ts";
-import { audit, connect, everythingOnly, gateway } from "./mcp-rig.ts";
+import { audit, connect, everythingOnly, gateway, rpc } from "./mcp-rig.ts";
 
 const links = (r: Json): Json[] => (r.content as Json[]).filter((c) => c.type === "resource_link");
 
@@ -93,5 +94,68 @@ describe("MCP gateway: resources and prompts (2026-07-28, v2 client)", () => {
       code: -32602,
       message: expect.stringContaining("Resource not found: demo://resource/dynamic/text/9"),
     });
+  });
+});
+
+describe("a server with a denied tool keeps its resources and prompts only where allow names it (R2-L7)", () => {
+  const DENIED = "mcp__everything__get-env";
+  const withRules = (layer: Json) => ({ ...everythingOnly(), POLICY: edgeVars({ tenants: { "tenant-a": layer } }).POLICY });
+  const linkOf = async (client: Awaited<ReturnType<typeof connect>>["client"]) => {
+    const got = await client.callTool({
+      name: "callTool",
+      arguments: { name: "mcp__everything__get-resource-links", arguments: { count: 2 } },
+    });
+    return links(got)[1]!.uri as string;
+  };
+
+  it("one denied tool: its other tools run and hand out links, but no read, prompt or list item; refused as not available, audited with the rule", async () => {
+    const { client, id } = await connect("", AUTH_A, withRules({ deny: [DENIED] }));
+    const uri = await linkOf(client);
+    await expect(client.readResource({ uri })).rejects.toMatchObject({
+      code: -32002,
+      message: expect.stringContaining(`Resource ${uri} is not available in this session (access policy)`),
+    });
+    await expect(client.getPrompt({ name: "mcp__everything__simple-prompt" })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("Prompt mcp__everything__simple-prompt is not available in this session (access policy)"),
+    });
+    expect((await client.listResources()).resources).toEqual([]);
+    expect((await client.listResourceTemplates()).resourceTemplates).toEqual([]);
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    const why = `server everything serves no resources or prompts here: tool ${DENIED} of server everything is denied (denied by tenant tenant-a (deny: ${DENIED})) and no server: pattern in allow names everything`;
+    const rows = (await audit(id)).filter((e) => e.type === "denial").reverse();
+    expect(rows.map((e) => [e.tool, e.server, e.detail])).toEqual([
+      [uri, "everything", why],
+      ["mcp__everything__simple-prompt", "everything", why],
+    ]);
+  });
+
+  it("allow naming the server (server:<glob>) opens them, the tool still denied; a per-tool allow that leaves tools out closes them", async () => {
+    const open = await connect("", AUTH_A, withRules({ allow: ["server:every*"], deny: [DENIED] }));
+    const uri = await linkOf(open.client);
+    expect((await open.client.readResource({ uri })).contents[0]).toMatchObject({ uri, text: expect.stringMatching(/^Resource 2: /) });
+    expect((await open.client.getPrompt({ name: "mcp__everything__simple-prompt" })).messages).toHaveLength(1);
+    const denied = await open.client.callTool({ name: "callTool", arguments: { name: DENIED, arguments: {} } });
+    expect(denied).toMatchObject({ isError: true });
+    // allow by tool name: the server's other tools are not allowed, so neither is its data
+    const some = await connect("", AUTH_A, withRules({ allow: ["mcp__everything__get-resource-links"] }));
+    const handed = await linkOf(some.client);
+    await expect(some.client.readResource({ uri: handed })).rejects.toMatchObject({ code: -32002 });
+    expect((await some.client.listPrompts()).prompts).toEqual([]);
+  });
+
+  it("a per-tool deny deployed after the session started closes them at once (the rules now), and lifting it reopens them", async () => {
+    const { client, id } = await connect("", AUTH_A, everythingOnly());
+    const uri = await linkOf(client);
+    const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+    const read = async (vars: Record<string, unknown>) =>
+      (await rpc({ jsonrpc: "2.0", id: 9, method: "resources/read", params: { uri } }, headers, vars)).messages[0]!;
+    expect((await read(everythingOnly())).result.contents[0].uri).toBe(uri);
+    const closed = await read(withRules({ deny: [DENIED] }));
+    expect(closed.error).toMatchObject({
+      code: -32002,
+      message: expect.stringContaining(`Resource ${uri} is not available in this session`),
+    });
+    expect((await read(everythingOnly())).result.contents[0].uri).toBe(uri);
   });
 });

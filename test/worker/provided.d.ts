@@ -8,6 +8,8 @@ declare module "vitest" {
     /** the edge fixture MCP server's base URL (its /_control routes) */
     edgeFixture: string;
     edgeEverything: string;
+    /** the MCP 2026-07-28 fixture's base URL (its MCP endpoint is /mcp, its /_control routes) */
+    edgeModern: string;
   }
 }
 

@@ -19,7 +19,7 @@ import type { SearchCatalog } from "../core/search.ts";
 import type { SessionState } from "../session/state.ts";
 import { applySplices, prefixChain } from "../core/splice.ts";
 import type { Activate } from "../core/tool-search.ts";
-import { notAvailable, sessionAccess } from "../core/access.ts";
+import { notAvailable, sessionAccess, type AccessView } from "../core/access.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { requireServers, settings } from "../settings.ts";
@@ -68,9 +68,10 @@ export interface TurnExtras {
     opts: { signal: AbortSignal; onText?: (t: string, meta: RoundMeta) => void },
   ) => Promise<ModelTurn & { meta: RoundMeta }>;
   withoutCatalog?: boolean;
+  /** `view`: what the session may find (absent: every tool), as toolSearch is given it */
   answer?: (
     call: ToolCall,
-    ctx: { catalog: SearchCatalog; activate: Activate },
+    ctx: { catalog: SearchCatalog; activate: Activate; view?: AccessView },
   ) => Promise<{ result: string; activations?: readonly string[] } | undefined>;
 }
 
@@ -159,7 +160,7 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
           return turn;
         },
         activate,
-        answer: extras.answer && ((call) => extras.answer!(call, { catalog, activate })),
+        answer: extras.answer && ((call) => extras.answer!(call, { catalog, activate, view: access })),
         runCode: async (code) =>
           resultText(runResult(await runProgram({ env: c.env, ctx: c.ctx, via: "chat" }, session, cat, code, abort.signal))),
         execute: async (name, args) => {

@@ -87,6 +87,11 @@ function matching(tool: Pick<CatalogTool, "name" | "server">, patterns: readonly
   return patterns?.find((p) => (p.startsWith("server:") ? glob(p.slice(7)).test(tool.server) : glob(p).test(tool.name)));
 }
 
+/** Whether a `server:<glob>` pattern of the rules' `allow` names `server` (a tool pattern does not). */
+export function allowsServer(rules: AccessRules | undefined, server: string): boolean {
+  return !!rules?.allow?.some((p) => p.startsWith("server:") && glob(p.slice(7)).test(server));
+}
+
 /** MCP's defaults for a hint the server left out (spec: destructive and open-world unless told). */
 export function hint(tool: Pick<CatalogTool, "annotations">, name: string): boolean {
   const a = (tool.annotations ?? {}) as Record<string, unknown>;

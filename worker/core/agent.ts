@@ -10,7 +10,8 @@
 // With edge execution, calls to catalog tools of reachable servers are run here too (io.execute,
 // the session's one execution path) and their results answered in a hidden round; edge rounds have
 // their own limit (`edge.maxRounds`), apart from the search rounds (`maxHops`). Catalog tools the
-// session's access view denies are refused by name, never loaded or passed on.
+// session's access view denies are refused by name, never loaded or passed on. The `pattern`
+// checks of all the request's calls share one budget (tool-args.ts).
 
 import { RUN_CODE_NAME, RUN_CODE_TOOL } from "./run-code-tool.ts";
 import { notAvailable, type AccessView } from "./access.ts";
@@ -31,7 +32,7 @@ import { ToolsearchError } from "./errors.ts";
 import { CALL_TOOL_TOOL, TOOL_SEARCH_NAME } from "./prompt.ts";
 import { closestNames, type SearchCatalog } from "./search.ts";
 import { messageSig, type Splice } from "./splice.ts";
-import { checkArguments } from "./tool-args.ts";
+import { checkArguments, patternBudget } from "./tool-args.ts";
 import { answerToolSearch, proxySchemas, type Activate } from "./tool-search.ts";
 
 export interface ModelTurn {
@@ -90,6 +91,8 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
   let text = "";
   const rounds = { search: 0, edge: 0 };
   const maxEdge = input.edge?.maxRounds ?? 0;
+  // what the schemas' `pattern` checks of this request's calls may cost, together (R2-M4)
+  const patterns = patternBudget();
   for (let hop = 0; ; hop++) {
     // either budget spent: the next call is the last, and the model must answer
     const last = rounds.search >= maxHops || (input.edge !== undefined && rounds.edge >= maxEdge);
@@ -195,7 +198,7 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
       const a = await io.activate([name], `call:${name}`, { load: true });
       session.activations = a.activations;
     }
-    const check = checkArguments(tool.inputSchema, args);
+    const check = checkArguments(tool.inputSchema, args, patterns);
     if (!check.ok) {
       const schema = session.activation === "proxy" ? proxySchemas(catalog.byName, [name]) : ` Its schema is now in your tools list.`;
       return {

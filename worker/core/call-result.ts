@@ -1,6 +1,6 @@
-// MCP CallToolResult handling, pure: the size cap (large results are cut, with a note saying so),
-// the tool-result text a chat model gets for a result, and the argument digest the audit keeps
-// instead of the values.
+// MCP CallToolResult handling, pure: the size cap (large results are cut, with a note saying so)
+// and how much of an upstream answer is read before it, the tool-result text a chat model gets
+// for a result, and the argument digest the audit keeps instead of the values.
 
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 
@@ -71,6 +71,15 @@ export function capResult(result: CallToolResult, maxBytes: number): { result: C
   });
   return { result: out, bytes, capped: true };
 }
+
+/** The least an upstream answer may be read to, whatever the result cap: the cap cuts what was read whole up to here. */
+const READ_MIN_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How much of one upstream answer (a tool result, a resource, a prompt, a list page) is read
+ * before reading stops and the request fails (M6, R2-M3): 4 x the result cap, at least 4 MiB.
+ */
+export const readLimit = (resultMaxBytes: number): number => Math.max(4 * resultMaxBytes, READ_MIN_BYTES);
 
 /** At most this much of a result reaches a chat model (the hidden round is stored as a splice, rows <= 2 MB). */
 export const CHAT_RESULT_MAX_CHARS = 65_536;

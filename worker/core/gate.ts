@@ -5,9 +5,10 @@
 // and the profile's `tools` whitelist (a sub-agent profile runs exactly its tools). SessionDO asks
 // it on every load (toolSearch, tool_choice, a call loading its tool) and every call; the catalog
 // routes filter by its rule part. Names outside the catalog (a client's own tools) are not gated:
-// access rules govern catalog tools. Pure; the live rules are derived once per policy object.
+// access rules govern catalog tools. The same checks decide which servers serve their resources
+// and prompts through the gateway (serverGate). Pure; the live rules are derived once per policy object.
 
-import { accessFor, accessView, sessionAccess, type AccessRules } from "./access.ts";
+import { accessFor, accessView, allowsServer, sessionAccess, type AccessRules, type AccessView } from "./access.ts";
 import type { CatalogTool } from "./catalog.ts";
 import type { PolicyConfig } from "./policy.ts";
 
@@ -55,6 +56,40 @@ export function toolGate(tools: readonly CatalogTool[], byName: ReadonlyMap<stri
     const reason = frozen.denied.get(name) ?? current.denied.get(name);
     if (reason) return reason;
     if (lists.some((l) => !l.has(name))) return `not among profile "${s.profile}"'s tools (POLICY.profiles.${s.profile}.tools)`;
+    return undefined;
+  };
+}
+
+/** Why a server's resources and prompts may not be served to the session; undefined: they may. */
+export type ServerGate = (server: string) => string | undefined;
+
+/**
+ * Which servers serve their resources and prompts (R2-L7). They are the server's data beside its
+ * tools, and a rule that denies one tool cannot say which of them belong to it, so: a server
+ * serves when the gate refuses none of its tools, under the frozen rules and the rules now. A
+ * server with a refused tool serves only where the rules that refuse it name the server in
+ * `allow` (`server:<glob>`), and only if some tool of it is allowed; a profile's whitelist that
+ * leaves out any of its tools closes it. A server with no tool in the catalog serves nothing.
+ */
+export function serverGate(tools: readonly CatalogTool[], s: GatedSession, now: LiveRules): ServerGate {
+  const layers: Array<[AccessView, AccessRules | undefined]> = [
+    [sessionAccess(tools, s), s.access],
+    [accessView(tools, now.access), now.access],
+  ];
+  const lists = [s.whitelist, now.whitelists[s.profile]].filter((l): l is string[] => !!l).map((l) => new Set(l));
+  return (server) => {
+    const own = tools.filter((t) => t.server === server);
+    if (!own.length) return `server ${server} has no tool in this session's catalog`;
+    for (const [view, rules] of layers) {
+      const refused = own.find((t) => view.denied.has(t.name));
+      if (!refused) continue;
+      const reason = view.denied.get(refused.name) ?? "denied";
+      if (own.every((t) => view.denied.has(t.name))) return `every tool of server ${server} is denied (${reason})`;
+      if (!allowsServer(rules, server))
+        return `tool ${refused.name} of server ${server} is denied (${reason}) and no server: pattern in allow names ${server}`;
+    }
+    if (lists.some((l) => own.some((t) => !l.has(t.name))))
+      return `profile "${s.profile}" runs only its own tools (POLICY.profiles.${s.profile}.tools)`;
     return undefined;
   };
 }

@@ -1,33 +1,29 @@
 // Python-style regular expressions for Anthropic's tool_search_tool_regex and for the `pattern` of
 // a tool's JSON Schema (core/schema-patterns.ts), run safely, pure. A
 // pattern (at most 200 characters) is parsed here and compiled to a Thompson NFA that is simulated
-// over the text, every state at once: the time is linear in the text for a given pattern, so no
+// over the text, every state at once (core/nfa.ts): the time is linear in the text for a given pattern, so no
 // pattern can backtrack catastrophically (JavaScript's RegExp could: (a+)+$). The subset, as in
 // Python's `re.search`: literals, `.`, classes `[...]` with ranges and negation, \d \w \s \D \W \S,
 // \b \B, ^ $ \A \Z, groups `(...)`, `(?:...)` and `(?P<name>...)`, alternation, the quantifiers
 // * + ? {n} {n,} {n,m} (lazy forms too: only whether it matches is asked), and a leading `(?i)`.
 // Backreferences and lookaround cannot run in linear time: they are refused (invalid_pattern), as
-// is a pattern whose counted repetitions compile to more than MAX_STATES states.
+// is a pattern whose counted repetitions compile to more than MAX_STATES states. The NFA runs in
+// core/nfa.ts, within a Budget of state visits (R2-M4).
 
+import { Budget, BudgetExceeded, simulate, type Node, type Test } from "./nfa.ts";
+
+export { Budget, BudgetExceeded };
 export const MAX_PATTERN = 200;
 export const MAX_STATES = 2000;
 
 export class PatternError extends Error {}
 
-type Test = (c: string) => boolean;
 type Ast =
   | { k: "char"; test: Test }
   | { k: "assert"; a: "^" | "$" | "b" | "B" }
   | { k: "seq"; items: Ast[] }
   | { k: "alt"; options: Ast[] }
   | { k: "rep"; item: Ast; min: number; max: number };
-type Node =
-  | { t: "char"; test: Test; next: number }
-  | { t: "split"; a: number; b: number }
-  | { t: "assert"; a: string; next: number }
-  | { t: "match" };
-
-const isWord = (c: string | undefined) => c !== undefined && /\w/.test(c);
 const CLASSES: Record<string, Test> = {
   d: (c) => c >= "0" && c <= "9",
   w: (c) => /\w/.test(c),
@@ -40,7 +36,11 @@ function parse(src: string, ignoreCase: boolean): Ast {
   const fail = (why: string): never => {
     throw new PatternError(`${why} at position ${i}`);
   };
-  const lit = (ch: string): Test => (ignoreCase ? (c) => c.toLowerCase() === ch.toLowerCase() : (c) => c === ch);
+  const lit = (ch: string): Test => {
+    if (!ignoreCase) return (c) => c === ch;
+    const lower = ch.toLowerCase();
+    return (c) => c === ch || c.toLowerCase() === lower;
+  };
   const escape = (inClass: boolean): Test | Ast => {
     const e = src[i++];
     if (e === undefined) return fail("a pattern cannot end with \\");
@@ -74,7 +74,8 @@ function parse(src: string, ignoreCase: boolean): Ast {
         if (hi === "\\") ((hi = ESCAPES[src[i]!] ?? src[i]!), i++);
         if (hi < lo) fail(`bad character range ${lo}-${hi}`);
         const [a, b] = [lo, hi];
-        tests.push(ignoreCase ? (c) => [c, c.toLowerCase(), c.toUpperCase()].some((x) => x >= a && x <= b) : (c) => c >= a && c <= b);
+        const inRange = (x: string) => x >= a && x <= b;
+        tests.push(ignoreCase ? (c) => inRange(c) || inRange(c.toLowerCase()) || inRange(c.toUpperCase()) : inRange);
       } else tests.push(lit(lo));
     }
     i++;
@@ -167,8 +168,13 @@ function compile(ast: Ast): Node[] {
 }
 
 export interface Pattern {
-  /** whether the pattern matches anywhere in `text` (Python's re.search) */
-  test(text: string): boolean;
+  /** whether the pattern matches anywhere in `text` (Python's re.search); the visits are drawn from `budget` */
+  test(text: string, budget?: Budget): boolean;
+  /**
+   * The same search in steps: it pauses (yields) whenever the budget's slice is spent, so that an
+   * async caller can let other work run between steps; its value is whether the pattern matched.
+   */
+  steps(text: string, budget: Budget): Generator<void, boolean>;
 }
 
 /** A compiled pattern; PatternError says why one is refused. */
@@ -177,42 +183,14 @@ export function compilePattern(source: string): Pattern {
   const flags = /^\(\?([aiLmsux]+)\)/.exec(source);
   if (flags && /[^i]/.test(flags[1]!)) throw new PatternError(`only the (?i) flag is supported`);
   const nodes = compile(parse(flags ? source.slice(flags[0].length) : source, !!flags));
-  const entry = nodes.length - 1;
   return {
-    test(text: string): boolean {
-      let current: number[] = [];
-      const seen = new Int32Array(nodes.length).fill(-1);
-      let stamp = 0;
-      const close = (into: number[], n: number, pos: number): boolean => {
-        if (seen[n] === stamp) return false;
-        seen[n] = stamp;
-        const node = nodes[n]!;
-        if (node.t === "match") return true;
-        if (node.t === "split") return close(into, node.a, pos) || close(into, node.b, pos);
-        if (node.t === "assert") {
-          const before = text[pos - 1];
-          const ok =
-            node.a === "^" ? pos === 0 : node.a === "$" ? pos === text.length : (node.a === "b") === (isWord(before) !== isWord(text[pos]));
-          return ok && close(into, node.next, pos);
-        }
-        into.push(n);
-        return false;
-      };
-      stamp++;
-      if (close(current, entry, 0)) return true;
-      for (let pos = 0; pos < text.length; pos++) {
-        stamp++;
-        const next: number[] = [];
-        const c = text[pos]!;
-        for (const n of current) {
-          const node = nodes[n] as { test: Test; next: number };
-          if (node.test(c) && close(next, node.next, pos + 1)) return true;
-        }
-        // unanchored: a match may begin at every position
-        if (close(next, entry, pos + 1)) return true;
-        current = next;
+    test(text, budget) {
+      const run = simulate(nodes, text, budget, false);
+      for (;;) {
+        const step = run.next();
+        if (step.done) return step.value;
       }
-      return false;
     },
+    steps: (text, budget) => simulate(nodes, text, budget, true),
   };
 }

@@ -8,9 +8,32 @@
 // for any schema the validator cannot use (the tool checks its own input). `patternProperties`
 // is dropped for the same reason. The registry is bounded: past MAX_REGISTERED patterns it is
 // emptied, with the validators built on it (`generation` tells tool-args.ts to rebuild them).
+// The NFA is linear, with up to 2,000 live states per character (R2-M4): the checks made during
+// withPatternBudget draw on its Budget (SCHEMA_PATTERN_BUDGET per request), and past it the
+// validator's call throws BudgetExceeded, which tool-args.ts turns into a refusal.
 
 import { format } from "@cfworker/json-schema";
-import { compilePattern, PatternError } from "./pattern.ts";
+import { Budget, compilePattern, PatternError } from "./pattern.ts";
+
+/**
+ * State visits the `pattern` checks of one request may make: a 1 MiB string against `^[a-z]+$`
+ * takes about 6 million; the worst, 16 million, blocks the isolate for about 0.5 s.
+ */
+export const SCHEMA_PATTERN_BUDGET = 16_000_000;
+
+/** the budget of the check running now (checks are synchronous: one at a time) */
+let active: Budget | undefined;
+
+/** Run `check` with the pattern checks it makes drawing on `budget`. */
+export function withPatternBudget<T>(budget: Budget, check: () => T): T {
+  const outer = active;
+  active = budget;
+  try {
+    return check();
+  } finally {
+    active = outer;
+  }
+}
 
 const PREFIX = "toolsearch-pattern:";
 const MAX_REGISTERED = 1024;
@@ -31,7 +54,7 @@ function register(source: string): string {
   let test: (s: string) => boolean;
   try {
     const compiled = compilePattern(source);
-    test = (s) => compiled.test(s);
+    test = (s) => compiled.test(s, active);
   } catch (e) {
     if (!(e instanceof PatternError)) throw e;
     test = () => true; // refused: never run, so the value is not checked

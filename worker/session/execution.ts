@@ -15,7 +15,7 @@
 
 import { notAvailable, sessionAccess } from "../core/access.ts";
 import type { AuditInput } from "../core/audit.ts";
-import { argsDigest } from "../core/call-result.ts";
+import { argsDigest, readLimit } from "../core/call-result.ts";
 import type { CatalogTool } from "../core/catalog.ts";
 import { RateLimited, ToolsearchError } from "../core/errors.ts";
 import { isLoaded } from "../core/frozen.ts";
@@ -31,9 +31,6 @@ import { callRemote, type Progress } from "./mcp-client.ts";
 
 export type { CallOutcome } from "./call-end.ts";
 export type { CallContext, ExecutionPort } from "./call-port.ts";
-
-/** the least a call's answer may be read to, whatever the result cap: the cap cuts results read whole up to here */
-const READ_MIN_BYTES = 4 * 1024 * 1024;
 
 // first opens per (session, server) in flight: concurrent first calls share one server session
 const opening = new Map<string, Promise<unknown>>();
@@ -203,7 +200,7 @@ async function send(
     const onProgress =
       progress && ((p: Progress) => progress(p.message === undefined ? p : { ...p, message: redact(p.message, resolved.secrets) }));
     // what is read of an answer is bounded too (M6): the cap (call-end.ts) applies to what was read
-    const maxBytes = Math.max(4 * cfg.resultMaxBytes, READ_MIN_BYTES);
+    const maxBytes = readLimit(cfg.resultMaxBytes);
     const request = { tool: tool.originalName, args, signal: row.signal, onProgress, maxBytes };
     const pending = callAsUser(tool.server, server, resolved, port.accounts, context.origin ?? "", (c) => {
       resolved = c;

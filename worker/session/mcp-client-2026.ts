@@ -19,6 +19,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { CallToolResult } from "../core/call-result.ts";
 import type { ServerConfig } from "../core/servers.ts";
+import { brokenOff } from "./upstream-failure.ts";
 
 export const MODERN_PROTOCOL = "2026-07-28";
 
@@ -94,7 +95,9 @@ export async function callModern(
         onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
           onProgress({ progress, total, message }),
       };
-      const raw = await client.callTool({ name: tool, arguments: args }, { timeout: server.timeoutMs, signal, ...progress });
+      // an answer cut at the read limit on an SSE stream fails the call at once, not at its timeout
+      const call = client.callTool({ name: tool, arguments: args }, { timeout: server.timeoutMs, signal, ...progress });
+      const raw = await Promise.race([call, brokenOff(client)]);
       return { kind: "result", result: toolResult(raw), discover: discover ?? probed };
     } catch (e) {
       // the server answered the call with a JSON-RPC error (unknown tool, bad params): the tool failed

@@ -22,7 +22,7 @@ import type { CallToolResult } from "../core/call-result.ts";
 import type { ServerConfig } from "../core/servers.ts";
 import { boundedResponse } from "../http.ts";
 import { callModern, MODERN_PROTOCOL } from "./mcp-client-2026.ts";
-import { classify, expired, UpstreamFailure } from "./upstream-failure.ts";
+import { brokenOff, classify, expired, NoResponse, UpstreamFailure } from "./upstream-failure.ts";
 
 /**
  * What a session keeps of a server: its MCP session, or for a server that keeps none an empty
@@ -52,18 +52,16 @@ export interface RemoteCall {
 
 const CLIENT_INFO = { name: "toolsearch-edge", version: "1.0.0" };
 
-/** A request that got no answer at all: refused, reset or unresolvable before any response came. */
-class NoResponse extends UpstreamFailure {}
-
 /** The header sets of calls a server answered 401 (each call's set is its own object: credentials.ts). */
 const refused = new WeakSet<Record<string, string>>();
 
 /**
  * The transport's fetch: adds the server's headers, notes a 401 (`refused`), declines the GET stream, turns a fetch that
- * got no response into NoResponse, and keeps the notifications it sends (`sent`) so a
+ * got no response into NoResponse, reads each answer to `maxBytes` at most (M6; resources and
+ * prompts too, R2-M3), and keeps the notifications it sends (`sent`) so a
  * cancellation can be awaited before the client closes (closing aborts whatever is in flight).
  */
-function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[], maxBytes = Infinity): typeof fetch {
+export function transportFetch(headers: Record<string, string>, sent: Promise<unknown>[], maxBytes = Infinity): typeof fetch {
   return ((url: URL | RequestInfo, init?: RequestInit) => {
     // the standalone server-to-client stream (the only GET this transport makes): declined
     if ((init?.method ?? "GET").toUpperCase() === "GET") return Promise.resolve(new Response(null, { status: 405 }));
@@ -147,15 +145,7 @@ async function once(
 ): Promise<{ result: CallToolResult; session: UpstreamSession | null }> {
   const sent: Promise<unknown>[] = [];
   const { client, transport } = await connect(server, headers, stored, sent, maxBytes);
-  // a broken response stream is reported through onerror while the request waits: fail the call
-  // (a request that got no response at all rejects the call itself, with its own wording)
-  const broken = new Promise<never>((_, reject) => {
-    client.onerror = (err) => {
-      if (!(err instanceof NoResponse) && /SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err)))
-        reject(new UpstreamFailure("transport_error", `the server's response broke off: ${String(err?.message ?? err).slice(0, 200)}`));
-    };
-  });
-  broken.catch(() => {}); // may reject after the call settled: nobody waits then
+  const broken = brokenOff(client);
   let failed = false;
   try {
     // on timeout or abort the SDK sends notifications/cancelled for this request (see finally)

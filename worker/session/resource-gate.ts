@@ -1,20 +1,21 @@
 // Upstream resources and prompts for a gateway session, under the same rules and audit as its
 // tools. Only the session's servers serve (mcp.servers: in SERVERS when it started), and of those
-// only the ones the tool gate leaves a tool of now (a server the tenant's rules deny entirely
-// serves nothing); a session that is not the gateway's serves nothing. Lists
-// gather every server's items under server-prefixed names (one page: the servers' pages are walked
-// in mcp-resources.ts). Reading a URI is allowed only when the session has seen it: in a tool
-// result of a server (recorded by note(), in the session's SQLite) or in a server's resources/list;
-// it goes to the server that returned it. Anything else is "not found", and another session's
-// records (another tenant's above all) are in another object. A URI not handed out lists the
-// servers not listed in the last minute only (R2-L8: one read cannot fan out into a list per server
-// each time; a URI a server added since is readable after the client's own resources/list). Each
-// upstream request counts against the calling key's quota of upstream calls; a refusal is
-// `rate_limited` (-32000). Each read and prompt fetched is an audit row (`resource`, `prompt`),
-// each refusal a `denial` row.
+// only the ones the rules allow now (core/gate.ts serverGate, R2-L7: a server with a denied tool
+// serves only where `allow` names the server); a session that is not the gateway's serves nothing.
+// Lists gather every serving server's items under server-prefixed names (one page: the servers'
+// pages are walked in mcp-resources.ts). Reading a URI is allowed only when the session has seen
+// it: in a tool result of a server (recorded by note(), in the session's SQLite) or in a server's
+// resources/list; it goes to the server that returned it. Anything else is "not found", a closed
+// server's URI or prompt "not available", and another session's records (another tenant's above
+// all) are in another object. A URI not handed out lists the servers not listed in the last minute
+// only (R2-L8: one read cannot fan out into a list per server each time; a URI a server added
+// since is readable after the client's own resources/list). Each upstream request counts against
+// the calling key's quota of upstream calls; a refusal is `rate_limited` (-32000). A read or
+// prompt is read to the read limit (R2-M3) and refused over CALL_RESULT_MAX_BYTES. Each read and
+// prompt fetched is an audit row (`resource`, `prompt`), each refusal a `denial` row with its reason.
 
 import type { AuditInput, AuditOutcome } from "../core/audit.ts";
-import type { CallToolResult } from "../core/call-result.ts";
+import { byteSize, type CallToolResult } from "../core/call-result.ts";
 import { prefixItem, resourceUris, splitPrefixed, type GatewayResourceOp, type ResourceOutcome } from "../core/mcp-resources.ts";
 import { redact } from "../core/servers.ts";
 import type { Settings } from "../settings.ts";
@@ -74,8 +75,10 @@ export class ResourceLinks {
 
 export type ResourcePort = Pick<ExecutionPort, "init" | "writeAudit" | "transaction" | "servers" | "accounts" | "upstream"> & {
   links: ResourceLinks;
-  /** the servers that serve: the session's, less those the tool gate (core/gate.ts) now denies entirely */
+  /** the servers that serve: the session's, less those the rules close (core/gate.ts serverGate) */
   serving: readonly string[];
+  /** the session's servers that do not serve, with the reason (for the audit trail) */
+  closed: ReadonlyMap<string, string>;
 };
 
 type Ask = (server: string, op: GatewayResourceOp) => Promise<Record<string, unknown>>;
@@ -88,7 +91,7 @@ function asker(port: ResourcePort, cfg: Settings, context: CallContext): Ask {
     const creds = await credentialsFor(name, server, cfg, port.accounts, context.origin ?? "");
     await port.upstream(context);
     const before = port.servers.get(name);
-    const { result, session } = await requestRemote(server, creds.headers, before, op);
+    const { result, session } = await requestRemote(server, creds.headers, before, op, cfg.resultMaxBytes);
     port.transaction(() => port.servers.replace(name, before, session));
     return JSON.parse(redact(JSON.stringify(result), creds.secrets)) as Record<string, unknown>;
   };
@@ -177,32 +180,40 @@ async function serve(
   }
   const servers = port.serving;
   let target: { server: string; op: GatewayResourceOp; what: string } | null = null;
+  // a server the rules close that handed out the URI, or whose prompt this is
+  let closedBy: string | undefined;
   if (op.method === "resources/read") {
     const seen = () => port.links.servers(op.uri).filter((s) => servers.includes(s));
+    closedBy = port.links.servers(op.uri).find((s) => port.closed.has(s));
     // not handed out by a tool: readable if a server lists it (listing records it); each server is asked at most once a minute so
-    if (!seen().length) await gather(port, ask, "resources/list", port.links.stale(servers));
+    if (!seen().length && !closedBy) await gather(port, ask, "resources/list", port.links.stale(servers));
     const server = seen()[0];
     if (server) target = { server, op, what: op.uri };
   } else if (op.method === "prompts/get") {
-    const split = splitPrefixed(op.name, servers);
-    if (split) target = { server: split.server, op: { ...op, name: split.name }, what: op.name };
+    const split = splitPrefixed(op.name, [...servers, ...port.closed.keys()]);
+    if (split && servers.includes(split.server)) target = { server: split.server, op: { ...op, name: split.name }, what: op.name };
+    else closedBy = split?.server;
   }
   const type = op.method === "resources/read" ? "resource" : "prompt";
   const what = op.method === "resources/read" ? op.uri : op.method === "prompts/get" ? op.name : "";
   if (!target) {
-    const message =
-      type === "resource"
-        ? `Resource not found: ${what.slice(0, 200)} (this gateway reads only URIs its servers' tool results or resources/list gave this session)`
-        : `Unknown prompt: ${what.slice(0, 200)} (prompts/list names this gateway's prompts)`;
-    audit({ type: "denial", tool: what.slice(0, 500), outcome: "denied", detail: message });
+    const shown = what.slice(0, 200);
+    const message = closedBy
+      ? `${type === "resource" ? "Resource" : "Prompt"} ${shown} is not available in this session (access policy)`
+      : type === "resource"
+        ? `Resource not found: ${shown} (this gateway reads only URIs its servers' tool results or resources/list gave this session)`
+        : `Unknown prompt: ${shown} (prompts/list names this gateway's prompts)`;
+    const detail = closedBy ? `server ${closedBy} serves no resources or prompts here: ${port.closed.get(closedBy)}` : message;
+    audit({ type: "denial", tool: what.slice(0, 500), ...(closedBy ? { server: closedBy } : {}), outcome: "denied", detail });
     return { ok: false, code: "not_found", message };
   }
   const started = Date.now();
   const row = (outcome: AuditOutcome, detail: string | null, resultBytes = 0) =>
     audit({ type, tool: target.what.slice(0, 500), server: target.server, outcome, durationMs: Date.now() - started, resultBytes, detail });
   try {
+    // read to the read limit at most (mcp-resources.ts): past it the request failed, below
     const result = await ask(target.server, target.op);
-    const bytes = JSON.stringify(result).length;
+    const bytes = byteSize(result);
     if (bytes > cfg.resultMaxBytes) {
       const message = `${target.what.slice(0, 200)} is ${bytes} bytes, over this gateway's limit of ${cfg.resultMaxBytes}`;
       row("tool_error", message, bytes);

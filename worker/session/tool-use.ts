@@ -6,7 +6,7 @@
 // transaction of the state they describe; the alarm delivers them.
 
 import { argsDigest } from "../core/call-result.ts";
-import { gateLoads, toolGate, type Gate, type LiveRules } from "../core/gate.ts";
+import { gateLoads, serverGate, toolGate, type Gate, type LiveRules } from "../core/gate.ts";
 import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
@@ -114,10 +114,16 @@ export class ToolUse {
     const init = this.p.store.init();
     if (!init) return null;
     this.p.store.touch();
-    // the session's servers that the gate leaves a tool of now: a server denied entirely serves nothing
-    const { gate, catalog } = await this.gate(init, rules);
-    const serving = (init.mcp?.servers ?? []).filter((s) => catalog.tools.some((t) => t.server === s && !gate(t.name)));
-    const outcome = await serveResources({ ...this.io(init), serving, links: this.p.links }, settings(this.p.env), op, context);
+    // the session's servers the rules allow now (core/gate.ts serverGate): a server with a denied tool serves only where allow names it
+    const catalog = await loadCatalog(this.p.env.ASSETS, init.catalogFile);
+    const why = serverGate(catalog.tools, init, rules);
+    const closed = new Map<string, string>();
+    for (const server of init.mcp?.servers ?? []) {
+      const reason = why(server);
+      if (reason) closed.set(server, reason);
+    }
+    const serving = (init.mcp?.servers ?? []).filter((s) => !closed.has(s));
+    const outcome = await serveResources({ ...this.io(init), serving, closed, links: this.p.links }, settings(this.p.env), op, context);
     void this.p.schedule();
     return outcome;
   }

@@ -1,7 +1,8 @@
 // How a call to an upstream MCP server failed, as the execution path and the audit trail name it:
 // `timeout`, `transport_error`, `cancelled`, or `unauthorized` (a 401: session/credentials.ts
 // refreshes a per-user token once). classify() turns whatever the SDK threw into one of these;
-// expired() tells a server's "I do not know that session" from every other failure.
+// expired() tells a server's "I do not know that session" from every other failure; brokenOff()
+// fails a request whose response stream broke off (cut at the read limit too) at once.
 
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -16,6 +17,25 @@ export class UpstreamFailure extends Error {
     super(message);
     this.kind = kind;
   }
+}
+
+/** A request that got no answer at all: refused, reset or unresolvable before any response came. */
+export class NoResponse extends UpstreamFailure {}
+
+/**
+ * Rejects when an SDK client (v1 or v2) reports a broken response stream, one cut at the read
+ * limit too: both report it through onerror while the request waits for its timeout, so a
+ * request raced against this fails at once. A request that got no response rejects by itself.
+ */
+export function brokenOff(client: { onerror?: (error: Error) => void }): Promise<never> {
+  const broken = new Promise<never>((_, reject) => {
+    client.onerror = (err) => {
+      if (!(err instanceof NoResponse) && /SSE stream disconnected|terminated|network|socket/i.test(String(err?.message ?? err)))
+        reject(new UpstreamFailure("transport_error", `the server's response broke off: ${String(err?.message ?? err).slice(0, 200)}`));
+    };
+  });
+  broken.catch(() => {}); // may reject after the request settled: nobody waits then
+  return broken;
 }
 
 export function classify(e: unknown, server: ServerConfig, signal?: AbortSignal): UpstreamFailure {
