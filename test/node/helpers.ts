@@ -1,4 +1,6 @@
-// Shared test helpers: temp dirs, config files, and the fixture MCP server command line.
+// Shared test helpers: temp dirs, config files, the fixture MCP server command line, and a command
+// run as a user runs it (its output collected, killed when it hangs).
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -33,4 +35,28 @@ export async function freePort(): Promise<number> {
     });
     srv.on("error", rej);
   });
+}
+
+export interface Spawned {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; out: string; err: string }>;
+  /** stdout and stderr so far */
+  log(): string;
+}
+
+/** `command args` from the repo root with `env` added; SIGKILLed after `timeoutMs` (a hang is the bug). */
+export function spawnCollect(command: string, args: string[], env: Record<string, string>, timeoutMs: number): Spawned {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (err += d));
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    }),
+  );
+  return { child, done, log: () => out + err };
 }
