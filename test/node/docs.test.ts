@@ -10,7 +10,8 @@
 // system's `node` first on PATH and no node_modules/.bin on it (vitest runs on the repository's
 // Node 22; a block that ran `node cli/x.ts` passed here and failed on a user's Node 20), so only
 // npm scripts and the package's bins reach Node 22. A block holding the comment line
-// `# not run by the docs test: <why>` is skipped, and listed with its reason.
+// `# not run by the docs test: <why>` is skipped, and listed with its reason. The README's model
+// blocks also run pasted (no -e) while the model fails: they print the Worker's message.
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
@@ -101,10 +102,11 @@ const userEnv = (devVars: string) => ({
   TOOLSEARCH_DEV_VARS: devVars,
 });
 
-function run(text: string, port: number, devVars: string): Promise<{ code: number | null; out: string }> {
+/** The block in bash; `pasted`: without -e, as a user's interactive shell runs what is pasted into it. */
+function run(text: string, port: number, devVars: string, pasted = false): Promise<{ code: number | null; out: string }> {
   const script = text.replace(/\b(localhost|127\.0\.0\.1):8787\b/g, `$1:${port}`);
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], {
+    const child = spawn("bash", [...(pasted ? [] : ["-e"]), "-o", "pipefail", "-c", script], {
       cwd: ROOT,
       env: userEnv(devVars),
       stdio: ["ignore", "pipe", "pipe"],
@@ -173,5 +175,33 @@ describe("the docs' shell blocks", () => {
       const { code, out } = await run(b.text, port, devVars);
       expect(code, `${b.where} failed (exit ${code}):\n${out.slice(-3000)}`).toBe(0);
     }, 250_000);
+  }
+});
+
+// A newcomer's first failure (issue 41): the chat block against a Worker whose model does not
+// answer printed `curl: (22) ... 502` and a TypeError, the Worker's message only in the saved file.
+describe("README's model walkthroughs, pasted when the model fails", () => {
+  const modelBlocks = blocks.filter(
+    (b) => b.where.startsWith("README.md:") && !b.skip && /\/v1\/(chat\/completions|responses|messages)\b/.test(b.text),
+  );
+
+  it("are the chat, Responses and Messages blocks", () => {
+    expect(modelBlocks.map((b) => /\/v1\/(chat\/completions|responses|messages)\b/.exec(b.text)![1])).toEqual([
+      "chat/completions",
+      "responses",
+      "messages",
+    ]);
+  });
+
+  for (const b of modelBlocks) {
+    it(`${b.where} prints the Worker's message, not a TypeError`, async () => {
+      llm.reset();
+      llm.fail({ status: 503 }, { status: 503 }, { status: 503 }); // every try of the first request
+      const { out } = await run(b.text, Number(new URL(dev.url).port), devVars, true);
+      llm.reset();
+      expect(out).toMatch(/returned error: 502/); // curl's line
+      expect(out).toMatch(/^upstream answered 503 \(tried 3 times\)/m); // and the Worker's, from the saved answer
+      expect(out).not.toMatch(/TypeError|Cannot read properties/);
+    }, 120_000);
   }
 });
