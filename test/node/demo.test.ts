@@ -3,10 +3,10 @@
 // against the scripted model, then stops both servers and exits by itself, saying how to keep them
 // running; with --keep it serves the .dev.vars key, the one `npm run -s key` prints; on a taken
 // port it says in one line what holds it, and starts, writes and leaves nothing.
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../fixtures/wrangler-dev.ts";
 import { ROOT, spawnCollect, tempDir } from "./helpers.ts";
 
@@ -14,9 +14,15 @@ import { ROOT, spawnCollect, tempDir } from "./helpers.ts";
 const startDemo = (env: Record<string, string>, ...args: string[]) =>
   spawnCollect(process.execPath, [join(ROOT, "test/fixtures/demo.ts"), ...args], env, 150_000);
 
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 /** Its own temp folder (TMPDIR) and .dev.vars for one demo run, and free ports. */
 async function demoEnv() {
-  const tmp = await tempDir("toolsearch-demo-test-");
+  const tmp = await tempDir("toolsearch-tmpdir-"); // not toolsearch-demo-*: those are what must not be left
+  made.push(tmp);
   const [worker, upstream] = [await freePort(), await freePort()];
   const env = {
     DEMO_PORT: String(worker),
