@@ -9,6 +9,8 @@ import { loadConfig } from "../../cli/lib/config.ts";
 import { publishCatalog } from "../../cli/lib/publish.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 
+const DEMO = "catalogs/demo@1.1.2.2aa18af8f41d.json";
+
 const run = async (cwd: string, ...args: string[]) => {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, "cli/index.ts"), ...args], { cwd });
@@ -233,10 +235,39 @@ describe("catalog --help", () => {
 
   it("an unknown command or missing argument is one clear error", async () => {
     const a = await run(ROOT, "frobnicate");
-    expect(a.code).toBe(1);
-    expect(a.stderr).toContain("Unknown command");
+    expect(a.code).toBe(2);
+    expect(a.stderr.trim()).toBe(
+      "catalog: unknown command frobnicate; the commands: build, verify, stats, diff, search, eval, enrich (see catalog --help)",
+    );
     const b = await run(ROOT, "verify");
     expect(b.code).toBe(1);
     expect(b.stderr).toContain("Missing required positional argument: CATALOG");
+  });
+
+  it("a misspelled command exits 2 with the closest command, and points at catalog --help, not at the misspelling", async () => {
+    const r = await run(ROOT, "serch", DEMO, "issue");
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe("catalog: unknown command serch; did you mean search? (see catalog --help)");
+    expect(r.stderr).not.toMatch(/catalog serch --help/);
+  });
+
+  it.each([
+    ["search", [DEMO, "create issue", "--limt", "2"], "--limt", "--limit"],
+    ["stats", [DEMO, "--windw", "32000"], "--windw", "--window"],
+    ["build", ["--if-mising"], "--if-mising", "--if-missing"],
+  ])("catalog %s with a misspelled flag exits 2 naming the closest flag, and runs nothing", async (cmd, args, typo, flag) => {
+    const r = await run(ROOT, cmd, ...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe(`catalog: unknown flag ${typo} for catalog ${cmd}; did you mean ${flag}? (see catalog ${cmd} --help)`);
+  });
+
+  it("the real flags, their aliases and --no- forms still run", async () => {
+    const r = await run(ROOT, "search", DEMO, "create issue", "--limit", "2", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).results).toHaveLength(2);
+    const s = await run(ROOT, "stats", DEMO, "--window=32000", "--no-json");
+    expect(s.code, s.stderr).toBe(0);
   });
 });

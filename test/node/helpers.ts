@@ -1,5 +1,7 @@
-// Shared test helpers: temp dirs, config files, the fixture MCP server command line, and the
-// `describe` of tests that need Chromium (which may skip on a developer's machine, never in CI).
+// Shared test helpers: temp dirs, config files, the fixture MCP server command line, a command
+// run as a user runs it (its output collected, killed when it hangs), and the `describe` of tests
+// that need Chromium (which may skip on a developer's machine, never in CI).
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -53,4 +55,28 @@ export function describeInBrowser(launched: unknown, what: string): (name: strin
       );
   console.warn(`SKIPPED: ${what}: ${launched}`);
   return (name, body) => describe.skip(name, body);
+}
+
+export interface Spawned {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; out: string; err: string }>;
+  /** stdout and stderr so far */
+  log(): string;
+}
+
+/** `command args` from the repo root with `env` added; SIGKILLed after `timeoutMs` (a hang is the bug). */
+export function spawnCollect(command: string, args: string[], env: Record<string, string>, timeoutMs: number): Spawned {
+  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (err += d));
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    }),
+  );
+  return { child, done, log: () => out + err };
 }

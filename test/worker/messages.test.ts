@@ -132,6 +132,20 @@ describe("keys and upstream failures", () => {
     expect(denied.status).toBe(401);
   });
 
+  it("a wrong x-api-key's 401 names x-api-key, the header the client sent, not Authorization: Bearer", async () => {
+    for (const path of ["/v1/messages", "/v1/messages/count_tokens"]) {
+      for (const key of ["wrong-key-0000000000", "two words"]) {
+        const denied = await post({ messages: [user("hello")] }, { authorization: "", "x-api-key": key }, path);
+        expect([denied.status, denied.body.error.type]).toEqual([401, "authentication_error"]);
+        expect(denied.body.error.message).toMatch(/x-api-key/);
+        expect(denied.body.error.message).not.toMatch(/Bearer/);
+      }
+    }
+    // a Bearer client is still told about Bearer
+    const bearer = await post({ messages: [user("hello")] }, { authorization: "Bearer wrong-key-0000000000" });
+    expect(bearer.body.error.message).toMatch(/Authorization: Bearer/);
+  });
+
   it("a wrong or missing key: Anthropic's 401 authentication_error on both Messages routes (the SDK's AuthenticationError), WWW-Authenticate kept; chat's 401 unchanged", async () => {
     const sdk = new Anthropic({
       baseURL: "https://toolsearch.test",
