@@ -7,6 +7,7 @@
 
 import { ToolsearchError } from "./core/errors.ts";
 import { LISTING_FORMS } from "./core/listing.ts";
+import { checkApprovalConfig } from "./core/approval-rules.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
 import { parseServers, type Servers } from "./core/servers.ts";
 import type { Catalog } from "./core/catalog.ts";
@@ -38,6 +39,8 @@ export interface Settings {
   quotas: Quotas;
   /** how long a connect link (per-user OAuth servers) stays valid, unused */
   connectLinkTtlMs: number;
+  /** how long a request for a yes stays open (APPROVAL_TTL_SECONDS) */
+  approvalTtlMs: number;
   /** code mode: a program's limits (CODE_*: worker/code/) */
   code: CodeLimits;
   /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
@@ -106,6 +109,7 @@ export function settings(env: Env): Settings {
     profiles: { default: {}, ...p.profiles },
     listingBudget: p.listingBudget ?? DEFAULT_POLICY.listingBudget,
     access: p.access,
+    approval: p.approval,
     defaultModel: p.defaultModel ?? DEFAULT_POLICY.defaultModel,
   };
   if (typeof policy.listingBudget !== "number" || !(policy.listingBudget >= 0 && policy.listingBudget <= 1)) {
@@ -114,6 +118,7 @@ export function settings(env: Env): Settings {
       `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`,
     );
   }
+  checkApprovalConfig(policy.approval);
   for (const [name, profile] of Object.entries(policy.profiles)) {
     const form = profile.listing;
     if (form !== undefined && form !== "auto" && !(LISTING_FORMS as readonly string[]).includes(form)) {
@@ -150,6 +155,7 @@ export function settings(env: Env): Settings {
     mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
     allowedHosts: allowedHosts(String(env.ALLOWED_HOSTS ?? "")),
     connectLinkTtlMs: positive(env, "CONNECT_LINK_TTL_SECONDS", 600) * 1000,
+    approvalTtlMs: positive(env, "APPROVAL_TTL_SECONDS", 600) * 1000,
     code: {
       steps: positive(env, "CODE_CPU_STEPS", 10_000),
       memoryBytes: positive(env, "CODE_MEMORY_MB", 16, 2) * 1024 * 1024,
