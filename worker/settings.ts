@@ -49,6 +49,8 @@ export interface Settings {
 
 export interface CodeLimits {
   steps: number;
+  /** ms of interpreter time a run may take (CODE_CPU_MS; see code/sandbox.ts) */
+  cpuMs: number;
   memoryBytes: number;
   wallMs: number;
   maxCalls: number;
@@ -158,6 +160,7 @@ export function settings(env: Env): Settings {
     approvalTtlMs: positive(env, "APPROVAL_TTL_SECONDS", 600) * 1000,
     code: {
       steps: positive(env, "CODE_CPU_STEPS", 10_000),
+      cpuMs: positive(env, "CODE_CPU_MS", 1000),
       memoryBytes: positive(env, "CODE_MEMORY_MB", 16, 2) * 1024 * 1024,
       wallMs: positive(env, "CODE_WALL_MS", 30_000, 100),
       maxCalls: positive(env, "CODE_MAX_CALLS", 200),
