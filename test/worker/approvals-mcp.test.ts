@@ -93,3 +93,72 @@ describe("a client without elicitation", () => {
     await c.close();
   });
 });
+
+// 2026-07-28: the spec's multi round-trip. The v2 client fulfils `input_required` through its
+// elicitation handler and sends the same tools/call again with the answer.
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+
+async function modern(answer: () => ElicitResult) {
+  const transport = new ModernTransport(new URL(`${BASE}/mcp`), { fetch: gateway(VARS), requestInit: { headers: AUTH_A } });
+  const c = new ModernClient(
+    { name: "approval-v2", version: "2.0.0" },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  const asked: Json[] = [];
+  c.setRequestHandler("elicitation/create", async (req) => {
+    asked.push(req.params as Json);
+    return answer();
+  });
+  await c.connect(transport);
+  return { c, asked };
+}
+
+describe("2026-07-28: input_required, then the retry with the answer", () => {
+  it("accept runs the call once; decline is the denial; the audit names the client", async () => {
+    const { c, asked } = await modern(() => ({ action: "accept", content: {} }));
+    const r = await c.callTool({ name: "callTool", arguments: { name: ADD, arguments: { n: 11 } } });
+    expect(r.isError).toBeFalsy();
+    expect(asked).toHaveLength(1);
+    expect(String(asked[0]!.message)).toContain(`${ADD} on server fixture, with {"n":11}`);
+    // the decision's row reaches D1 with the session's next delivery (about a second)
+    const named = async () =>
+      ((await callWith(VARS, "GET", "/v1/audit?type=approval&limit=100")).body.events as Json[]).some(
+        (e) => e.outcome === "approved" && String(e.detail).includes("MCP client approval-v2/2.0.0"),
+      );
+    for (let i = 0; i < 50 && !(await named()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await named()).toBe(true);
+
+    const no = await modern(() => ({ action: "decline" }));
+    const d = await no.c.callTool({ name: "callTool", arguments: { name: ADD, arguments: { n: 12 } } });
+    expect(d.isError).toBe(true);
+    expect(textOf(d as Json)).toContain("denied it; it was not run");
+  });
+
+  it("a forged requestState asks again: nothing is decided, nothing runs", async () => {
+    const { rpc } = await import("./mcp-rig.ts");
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+    };
+    const headers = { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "callTool" };
+    const params = { name: "callTool", arguments: { name: ADD, arguments: { n: 13 } }, _meta: meta };
+    const first = await rpc({ jsonrpc: "2.0", id: 1, method: "tools/call", params }, headers, VARS);
+    const result = first.messages.at(-1)!.result as Json;
+    expect(result).toMatchObject({ resultType: "input_required", inputRequests: { approval: { method: "elicitation/create" } } });
+    const forged = String(result.requestState).replace(/\.[^.]+$/, ".AAAAAAAAAAAAAAAAAAAAAA");
+    const again = await rpc(
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { ...params, requestState: forged, inputResponses: { approval: { action: "accept" } } },
+      },
+      headers,
+      VARS,
+    );
+    expect(again.messages.at(-1)!.result).toMatchObject({ resultType: "input_required" });
+    const open = (await callWith(VARS, "GET", "/v1/approvals")).body.approvals as Json[];
+    expect(open.some((a) => a.arguments === '{"n":13}' && a.status === "pending")).toBe(true);
+  });
+});

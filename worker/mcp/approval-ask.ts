@@ -83,6 +83,15 @@ export function elicitationAnswer(message: unknown): string | null {
   return m.method === undefined && ("result" in m || "error" in m) ? approvalOfId(m.id) : null;
 }
 
+/** Take the person's answer: a decision is made for the caller's principal (audited `elicitation`, by the client). */
+export async function decideFromAnswer(c: RouteContext, approval: string, answer: ElicitAnswer, client: string | undefined): Promise<void> {
+  if (answer.kind !== "decide") return;
+  const decider = { env: c.env, principal: { tenant: c.tenant, user: c.user }, key: c.key, origin: c.url.origin };
+  const by = `MCP client ${client ?? "(unnamed)"}`;
+  // decided already (the link, an earlier answer): the call learns it when it runs again
+  await decideApproval(decider, approval, { approve: answer.approve, reason: answer.reason, how: "elicitation", by }).catch(() => {});
+}
+
 /**
  * A client's answers (a POST of responses only, 2025 era): each decides its approval for the
  * session's principal (an approval of another principal is not known to it), then wakes the
@@ -90,19 +99,13 @@ export function elicitationAnswer(message: unknown): string | null {
  */
 export async function takeAnswers(c: RouteContext, session: { id: string; mcp: { client?: string } }, messages: unknown[]): Promise<void> {
   for (const message of messages) {
-    const approval = elicitationAnswer(message)!;
     const m = message as { id: string; result?: unknown };
     if (!("result" in m)) {
       wake(m.id, session.id, { kind: "failed" });
       continue;
     }
     const answer = readAnswer(m.result);
-    if (answer.kind === "decide") {
-      const decider = { env: c.env, principal: { tenant: c.tenant, user: c.user }, key: c.key, origin: c.url.origin };
-      const by = `MCP client ${session.mcp.client ?? "(unnamed)"}`;
-      // decided already (the link, an earlier answer): the call learns it when it runs again
-      await decideApproval(decider, approval, { approve: answer.approve, reason: answer.reason, how: "elicitation", by }).catch(() => {});
-    }
+    await decideFromAnswer(c, elicitationAnswer(message)!, answer, session.mcp.client);
     wake(m.id, session.id, answer);
   }
 }
