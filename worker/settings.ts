@@ -98,12 +98,22 @@ function allowedHosts(raw: string): ReadonlySet<string> {
 
 let cached: { env: Env; settings: Settings } | undefined;
 
+/** POLICY as wrangler.toml's table, or as JSON text (`wrangler dev --var POLICY:<json>`, a dashboard var). */
+function policyVar(raw: unknown): Partial<PolicyConfig> {
+  if (typeof raw !== "string") return (raw ?? {}) as Partial<PolicyConfig>;
+  try {
+    return JSON.parse(raw) as Partial<PolicyConfig>;
+  } catch {
+    throw new ToolsearchError("internal", "POLICY: given as text, it must be JSON (a table in wrangler.toml needs no quoting)");
+  }
+}
+
 export function settings(env: Env): Settings {
   if (cached?.env === env) return cached.settings;
   const ttl = Number(env.SESSION_TTL_SECONDS ?? 604800);
   if (!Number.isFinite(ttl) || ttl <= 0)
     throw new ToolsearchError("internal", `SESSION_TTL_SECONDS must be a positive number, got "${env.SESSION_TTL_SECONDS}"`);
-  const p = (env.POLICY ?? {}) as Partial<PolicyConfig>;
+  const p = policyVar(env.POLICY);
   const policy: PolicyConfig = {
     threshold: p.threshold ?? DEFAULT_POLICY.threshold,
     unknownModel: { ...DEFAULT_POLICY.unknownModel, ...p.unknownModel },
