@@ -53,7 +53,9 @@ function measureApproval(tools: CatalogTool[]) {
   const none = JSON.stringify(liveRules(DEFAULT_POLICY, "t"));
   const some = JSON.stringify(liveRules({ ...DEFAULT_POLICY, approval: APPROVAL }, "t"));
   const names = tools.map((t) => t.name).filter((n) => !approvalGate(byName, JSON.parse(some))(n));
-  const [before, after, diff]: number[][] = [[], [], []];
+  const before: number[] = [];
+  const after: number[] = [];
+  const diff: number[] = [];
   for (let i = 0; i < ITERATIONS; i++) {
     const name = names[i % names.length]!;
     let t = performance.now();

@@ -17,7 +17,7 @@ import { admit } from "../session/quota-client.ts";
 import { settings } from "../settings.ts";
 import { parseApprovalForm, parseDecisionBody, type Approval, type ApprovalsAnswer } from "../wire/approvals.ts";
 import { approvedPage, approvePage, approvePageError } from "./approve-page.ts";
-import { cookie, sameOrigin, setCookie } from "./form-guard.ts";
+import { pageForm, setCookie } from "./form-guard.ts";
 
 const CSRF_COOKIE = "toolsearch_approve_csrf";
 const UNKNOWN = "this approval link is not known; ask your agent to call the tool again for a new one";
@@ -53,12 +53,7 @@ async function open(c: RouteContext): Promise<Response> {
 
 async function submit(c: RouteContext): Promise<Response> {
   const link = linkOf(c);
-  sameOrigin(c);
-  const form = parseApprovalForm(await readBytes(c.request, 4096));
-  if (cookie(c.request, CSRF_COOKIE) !== form.csrf)
-    throw new ToolsearchError("forbidden", "this page was opened in another browser or has expired; open the link again");
-  const caller = await keyActingAs(form.key.trim(), link.principal, c.env.API_KEYS, true);
-  await admit({ env: c.env, ...caller }, "requests");
+  const { form, caller } = await pageForm(c, { cookie: CSRF_COOKIE, parse: parseApprovalForm, principal: link.principal, userless: true });
   const decider = { env: c.env, principal: link.principal, key: caller.key, origin: c.url.origin };
   const reason = form.reason?.trim() || null;
   const a = await decideApproval(decider, link.id, { approve: form.decision === "approve", reason, how: "link", by: `key ${caller.key}` });

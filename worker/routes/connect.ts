@@ -19,7 +19,7 @@ import { admit } from "../session/quota-client.ts";
 import { requireServers, settings } from "../settings.ts";
 import { parseCallbackQuery, parseConnectForm } from "../wire/connections.ts";
 import { confirmPage, connectPage, pageError } from "./connect-page.ts";
-import { cookie, sameOrigin, setCookie } from "./form-guard.ts";
+import { cookie, pageForm, setCookie } from "./form-guard.ts";
 
 const FLOW_COOKIE = "toolsearch_connect";
 const CSRF_COOKIE = "toolsearch_csrf";
@@ -47,12 +47,7 @@ async function confirm(c: RouteContext): Promise<Response> {
 
 async function start(c: RouteContext): Promise<Response> {
   const link = linkOf(c);
-  sameOrigin(c);
-  const form = parseConnectForm(await readBytes(c.request, 4096));
-  if (cookie(c.request, CSRF_COOKIE) !== form.csrf)
-    throw new ToolsearchError("forbidden", "this page was opened in another browser or has expired; open the link again");
-  const caller = await keyActingAs(form.key.trim(), link.principal, c.env.API_KEYS);
-  await admit({ env: c.env, ...caller }, "requests");
+  const { caller } = await pageForm(c, { cookie: CSRF_COOKIE, parse: parseConnectForm, principal: link.principal });
   const opened = await AccountsClient.of(c.env, link.principal).startFlow(link.secret, link.server, c.url.origin).catch(upstream);
   if (!opened.ok) throw new ToolsearchError("not_found", opened.reason, 410);
   const headers = new Headers({ location: opened.location, "cache-control": "no-store" });
