@@ -1,14 +1,18 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstreams (OPENAI_API_KEY and ANTHROPIC_API_KEY are
 // secrets), edge execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links'
-// lifetime), code mode's limits (CODE_*), quotas (QUOTAS: quotas.ts), and the perimeter: the deployment's hostnames and the browser origins /v1 and /mcp allow. Parsed once per isolate; a bad value is a clear 500-class config error,
-// except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
-// reported by configReport (the log, GET /healthz).
+// lifetime), code mode's limits (CODE_*), quotas (QUOTAS: quotas.ts), and the perimeter: the
+// deployment's hostnames and the browser origins /v1 and /mcp allow. Checked whole once per isolate
+// (its first request is its start): POLICY, QUOTAS and SERVERS' keys each by one strict schema
+// (config/), so a misspelled key is named, not ignored. Any bad setting is a config_invalid error
+// (503) for every request until it is fixed, except a malformed SERVERS value, which breaks only
+// what needs it (edge execution, /mcp) and is reported by configReport (the log, GET /healthz).
 
 import { ToolsearchError } from "./core/errors.ts";
-import { LISTING_FORMS } from "./core/listing.ts";
-import { checkApprovalConfig } from "./core/approval-rules.ts";
-import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
+import type { PolicyConfig } from "./core/policy.ts";
+import { configInvalid } from "./config/check.ts";
+import { readPolicy } from "./config/policy.ts";
+import { checkServerKeys } from "./config/servers.ts";
 import { parseServers, type Servers } from "./core/servers.ts";
 import type { Catalog } from "./core/catalog.ts";
 import type { UpstreamConfig } from "./chat/model-client.ts";
@@ -60,8 +64,7 @@ export interface CodeLimits {
 function positive(env: Env, name: keyof Env, fallback: number, min = 1): number {
   const raw = env[name];
   const n = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < min)
-    throw new ToolsearchError("internal", `${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
+  if (!Number.isInteger(n) || n < min) throw configInvalid(`${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
   return n;
 }
 
@@ -79,7 +82,7 @@ function allowedOrigins(raw: string): ReadonlySet<string> | "*" {
     } catch {
       // not a URL: reported below
     }
-    if (!ok) throw new ToolsearchError("internal", `MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+    if (!ok) throw configInvalid(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
   }
   return new Set(list);
 }
@@ -91,55 +94,33 @@ function allowedHosts(raw: string): ReadonlySet<string> {
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
   const bad = list.find((h) => !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(h));
-  if (bad !== undefined)
-    throw new ToolsearchError("internal", `ALLOWED_HOSTS: ${JSON.stringify(bad)} is not a hostname (no scheme or port)`);
+  if (bad !== undefined) throw configInvalid(`ALLOWED_HOSTS: ${JSON.stringify(bad)} is not a hostname (no scheme or port)`);
   return new Set(list);
 }
 
-let cached: { env: Env; settings: Settings } | undefined;
+let cached: { env: Env; settings: Settings } | { env: Env; error: ToolsearchError } | undefined;
 
-/** POLICY as wrangler.toml's table, or as JSON text (`wrangler dev --var POLICY:<json>`, a dashboard var). */
-function policyVar(raw: unknown): Partial<PolicyConfig> {
-  if (typeof raw !== "string") return (raw ?? {}) as Partial<PolicyConfig>;
+/** The settings, checked whole; a bad one throws config_invalid on every call (the same error, parsed once). */
+export function settings(env: Env): Settings {
+  if (cached?.env === env) {
+    if ("error" in cached) throw cached.error;
+    return cached.settings;
+  }
   try {
-    return JSON.parse(raw) as Partial<PolicyConfig>;
-  } catch {
-    throw new ToolsearchError("internal", "POLICY: given as text, it must be JSON (a table in wrangler.toml needs no quoting)");
+    const s = readSettings(env);
+    cached = { env, settings: s };
+    return s;
+  } catch (e) {
+    if (e instanceof ToolsearchError && e.code === "config_invalid") cached = { env, error: e };
+    throw e;
   }
 }
 
-export function settings(env: Env): Settings {
-  if (cached?.env === env) return cached.settings;
+function readSettings(env: Env): Settings {
   const ttl = Number(env.SESSION_TTL_SECONDS ?? 604800);
   if (!Number.isFinite(ttl) || ttl <= 0)
-    throw new ToolsearchError("internal", `SESSION_TTL_SECONDS must be a positive number, got "${env.SESSION_TTL_SECONDS}"`);
-  const p = policyVar(env.POLICY);
-  const policy: PolicyConfig = {
-    threshold: p.threshold ?? DEFAULT_POLICY.threshold,
-    unknownModel: { ...DEFAULT_POLICY.unknownModel, ...p.unknownModel },
-    models: { ...p.models },
-    profiles: { default: {}, ...p.profiles },
-    listingBudget: p.listingBudget ?? DEFAULT_POLICY.listingBudget,
-    access: p.access,
-    approval: p.approval,
-    defaultModel: p.defaultModel ?? DEFAULT_POLICY.defaultModel,
-  };
-  if (typeof policy.listingBudget !== "number" || !(policy.listingBudget >= 0 && policy.listingBudget <= 1)) {
-    throw new ToolsearchError(
-      "internal",
-      `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`,
-    );
-  }
-  checkApprovalConfig(policy.approval);
-  for (const [name, profile] of Object.entries(policy.profiles)) {
-    const form = profile.listing;
-    if (form !== undefined && form !== "auto" && !(LISTING_FORMS as readonly string[]).includes(form)) {
-      throw new ToolsearchError(
-        "internal",
-        `POLICY.profiles.${name}.listing must be "auto" or one of ${LISTING_FORMS.join(", ")}, got ${JSON.stringify(form)}`,
-      );
-    }
-  }
+    throw configInvalid(`SESSION_TTL_SECONDS must be a positive number, got "${env.SESSION_TTL_SECONDS}"`);
+  const policy: PolicyConfig = readPolicy(env.POLICY);
   const upstream: UpstreamConfig = {
     baseURL: String(env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"),
     apiKey: String(env.OPENAI_API_KEY ?? ""),
@@ -151,8 +132,7 @@ export function settings(env: Env): Settings {
     ? { ...upstream, baseURL: anthropicURL, apiKey: String(Reflect.get(env, "ANTHROPIC_API_KEY") ?? "") }
     : null;
   const audit = String(env.AUDIT_ARGUMENTS ?? "digest");
-  if (audit !== "digest" && audit !== "store")
-    throw new ToolsearchError("internal", `AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
+  if (audit !== "digest" && audit !== "store") throw configInvalid(`AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
   const s: Settings = {
     catalogFile: String(env.CATALOG),
     ttlMs: ttl * 1000,
@@ -182,11 +162,11 @@ export function settings(env: Env): Settings {
       return typeof value === "string" && value ? value : undefined;
     },
   };
-  cached = { env, settings: s };
   return s;
 }
 
 function readServers(raw: unknown): { servers: Servers; serversProblem: string | null } {
+  checkServerKeys(raw);
   try {
     return { servers: parseServers(raw), serversProblem: null };
   } catch (e) {

@@ -1,8 +1,10 @@
-// Shared test helpers: temp dirs, config files, and the fixture MCP server command line.
+// Shared test helpers: temp dirs, config files, the fixture MCP server command line, and the
+// `describe` of tests that need Chromium (which may skip on a developer's machine, never in CI).
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { describe, it } from "vitest";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const FIXTURE_SERVER = join(ROOT, "test/fixtures/mcp-server.ts");
@@ -33,4 +35,22 @@ export async function freePort(): Promise<number> {
     });
     srv.on("error", rej);
   });
+}
+
+/**
+ * `describe` for tests that need Chromium, from launchChromium's result (test/fixtures/browser.ts).
+ * Without a browser they skip with a warning on a developer's machine; under CI=true (.ci/run) the
+ * block is one failing test saying Chromium is missing, so CI cannot pass green without them.
+ */
+export function describeInBrowser(launched: unknown, what: string): (name: string, body: () => void) => void {
+  if (typeof launched !== "string") return (name, body) => describe(name, body);
+  if (process.env.CI === "true")
+    return (name) =>
+      describe(name, () =>
+        it("has Chromium (CI=true: a browser test may not skip)", () => {
+          throw new Error(`${what} cannot run under CI=true: ${launched}`);
+        }),
+      );
+  console.warn(`SKIPPED: ${what}: ${launched}`);
+  return (name, body) => describe.skip(name, body);
 }

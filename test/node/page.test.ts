@@ -2,22 +2,22 @@
 // `wrangler dev` (demo catalog, real Durable Objects, the scripted upstream model for one chat,
 // server-everything over Streamable HTTP as the catalog's `everything` server for edge calls),
 // with the development key a user pastes. Each case checks what a person would look at, against
-// the numbers the /v1 API gives for the same thing. Without a browser the cases skip and say why.
+// the numbers the /v1 API gives for the same thing. Without a browser the cases skip and say why (under CI=true they fail).
 import OpenAI from "openai";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { launchChromium } from "../fixtures/browser.ts";
 import { startEverything } from "../fixtures/edge-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { DEV_API_KEY, DEV_AUTH, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
-import { tempDir } from "./helpers.ts";
+import { describeInBrowser, tempDir } from "./helpers.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const launched = await launchChromium();
 const browser: Browser | null = typeof launched === "string" ? null : launched;
-if (typeof launched === "string") console.warn(`SKIPPED: the page's browser tests: ${launched}`);
+const describeBrowser = describeInBrowser(launched, "the page's browser tests");
 
 let dev: DevServer;
 let llm: ScriptedLLM;
@@ -53,7 +53,7 @@ async function signIn(p: Page, key = DEV_API_KEY): Promise<void> {
 
 const numbers = (texts: string[]) => texts.map((t) => Number(t));
 
-describe.skipIf(!browser)("the page in headless Chromium", () => {
+describeBrowser("the page in headless Chromium", () => {
   beforeAll(async () => {
     [llm, everything] = await Promise.all([startScriptedLLM(), startEverything()]);
     const SERVERS = JSON.stringify({ everything: { url: everything.url, timeoutMs: 10_000 } });

@@ -174,7 +174,8 @@ describe("remember: how long a yes lasts", () => {
   it("a typo in the rules is a configuration error naming the key", async () => {
     const bad = rules({ ask: [ADD], remeber: "session" });
     const r = await callWith(bad, "POST", "/v1/sessions", { model: "gpt-4o" });
-    expect(r.status).toBe(500);
-    expect(r.body.error.message).toContain("POLICY.approval: default.remeber is not a rule (ask, remember)");
+    expect(r.status).toBe(503);
+    expect(r.body.error).toMatchObject({ code: "config_invalid", message: expect.stringContaining("POLICY.approval.default.remeber") });
+    expect(r.body.error.message).toContain("remember");
   });
 });

@@ -4,13 +4,13 @@
 // as the key, and a bad or missing one is Anthropic's 401 authentication_error (the SDK's
 // AuthenticationError) while other routes keep theirs; upstream failures keep the shape;
 // count_tokens counts what deferral leaves.
-import { beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { keyedSessionId } from "../../worker/session/create.ts";
 import Anthropic from "@anthropic-ai/sdk";
-import { callWith, fetchWith, KEY_A, type Json } from "./helpers.ts";
+import { callWith, fetchWith, KEY_A, modelLane, type Json } from "./helpers.ts";
 
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000", UPSTREAM_MAX_RETRIES: "0" };
 const control = (what: string, body: unknown = {}) =>
   fetch(`${upstream.replace(/\/v1$/, "")}/_control/${what}`, {

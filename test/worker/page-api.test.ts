@@ -5,11 +5,11 @@
 // endpoint) and the words each search result matched.
 import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyCatalog, type Catalog } from "../../worker/core/catalog.ts";
 import worker from "../../worker/index.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, storedObjects, type Json } from "./helpers.ts";
+import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, storedObjects, modelLane, type Json } from "./helpers.ts";
 
 /** A request without a key, its body as text (the page's files are not JSON). */
 async function open(path: string) {
@@ -235,7 +235,7 @@ describe("GET /v1/sessions/:id/history", () => {
   });
 
   it("shows the splice the chat endpoint stored for a hidden toolSearch round", async () => {
-    const upstream = inject("upstreamUrl");
+    const upstream = modelLane();
     const req = new Request(`${BASE}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-toolsearch-listing": "names", ...AUTH_A },

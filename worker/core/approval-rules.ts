@@ -40,7 +40,7 @@ export interface ApprovalNeed {
 
 const HINTS = new Set(["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]);
 const LAYER_KEYS = ["ask", "remember"];
-const REMEMBER_RE = /^(call|session|([1-9]\d{0,4})m)$/;
+export const REMEMBER_RE = /^(call|session|([1-9]\d{0,4})m)$/;
 
 const bad = (m: string) => new ToolsearchError("internal", `POLICY.approval: ${m}`);
 
@@ -64,12 +64,6 @@ export function approvalFor(config: ApprovalConfig | undefined, tenant: string):
   const own = c.tenants?.[tenant];
   const layer = own ? checkLayer(own, `tenants.${tenant}`) : c.default ? checkLayer(c.default, "default") : {};
   return { ask: [...(layer.ask ?? [])], remember: layer.remember ?? "call", source: own ? `tenant ${tenant}` : "default" };
-}
-
-/** Check all of POLICY.approval at once (settings.ts): an error names the key. */
-export function checkApprovalConfig(config: ApprovalConfig | undefined): void {
-  approvalFor(config, "");
-  for (const tenant of Object.keys(config?.tenants ?? {})) approvalFor(config, tenant);
 }
 
 export function parseRemember(text: string): Remember {

@@ -5,6 +5,7 @@
 export type ErrorCode =
   | "bad_request"
   | "invalid_config"
+  | "config_invalid"
   | "server_failed"
   | "invalid_tool"
   | "catalog_invalid"
@@ -29,6 +30,8 @@ export type ErrorCode =
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   invalid_config: 400,
+  // the deployment's settings (wrangler.toml vars) are wrong: no request is served until they are fixed
+  config_invalid: 503,
   server_failed: 502,
   invalid_tool: 422,
   catalog_invalid: 503,
