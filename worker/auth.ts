@@ -129,10 +129,11 @@ export async function authenticate(request: Request, apiKeys: string | undefined
  * of p's tenant that is p's own (its user), or that may name users (`assertsUser`, or no user of its
  * own: the end-user ids a surface carries). 401 for no key; 403 for another principal's key.
  */
-export async function keyActingAs(key: string, p: Principal, apiKeys: string | undefined): Promise<Caller> {
+export async function keyActingAs(key: string, p: Principal, apiKeys: string | undefined, userless = false): Promise<Caller> {
   const { found, id } = await lookup(apiKeys, key);
   const names = found.assertsUser || found.user === "";
-  if (found.tenant !== p.tenant || (!names && found.user !== p.user) || !p.user)
+  // `userless`: the principal may be a tenant's own (an approval of a key that names no user)
+  if (found.tenant !== p.tenant || (!names && found.user !== p.user) || (!p.user && !userless))
     throw new ToolsearchError("forbidden", `this API key is not one of ${p.tenant}/${p.user}: the link was made for another account`);
   return { tenant: p.tenant, user: p.user, key: id };
 }

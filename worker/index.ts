@@ -23,6 +23,7 @@ import { callRoutes } from "./routes/calls.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { codeRoutes } from "./routes/code.ts";
+import { approvalRoutes } from "./routes/approvals.ts";
 import { connectRoutes } from "./routes/connect.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -48,6 +49,7 @@ const routes: Route[] = [
   ...mcpRoutes,
   ...connectionRoutes,
   ...connectRoutes,
+  ...approvalRoutes,
 ];
 
 /** Paths behind API keys: the REST and chat API, and the MCP gateway. */

@@ -43,6 +43,8 @@ export interface Settings {
   quotas: Quotas;
   /** how long a connect link (per-user OAuth servers) stays valid, unused */
   connectLinkTtlMs: number;
+  /** how long a request for a yes stays open (APPROVAL_TTL_SECONDS) */
+  approvalTtlMs: number;
   /** code mode: a program's limits (CODE_*: worker/code/) */
   code: CodeLimits;
   /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
@@ -145,6 +147,7 @@ function readSettings(env: Env): Settings {
     mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
     allowedHosts: allowedHosts(String(env.ALLOWED_HOSTS ?? "")),
     connectLinkTtlMs: positive(env, "CONNECT_LINK_TTL_SECONDS", 600) * 1000,
+    approvalTtlMs: positive(env, "APPROVAL_TTL_SECONDS", 600) * 1000,
     code: {
       steps: positive(env, "CODE_CPU_STEPS", 10_000),
       cpuMs: positive(env, "CODE_CPU_MS", 1000),

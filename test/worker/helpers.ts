@@ -195,4 +195,8 @@ export async function fixtureCalls(session: string | null): Promise<Json[]> {
 }
 
 /** The deployment's rules as a test calls the session object directly with them: every tool open. */
-export const OPEN_RULES: LiveRules = { access: { disabled: [], source: "default" }, whitelists: {} };
+export const OPEN_RULES: LiveRules = {
+  access: { disabled: [], source: "default" },
+  approval: { ask: [], remember: "call", source: "default" },
+  whitelists: {},
+};

@@ -1,13 +1,23 @@
 // The POLICY var (wrangler.toml [vars.POLICY]) as one strict zod schema: deferral (threshold,
-// unknownModel, models), profiles, the listing budget, the access rules (core/access.ts) and the
-// default model. Every table is strict, so a misspelled key is an error naming it (config/check.ts)
+// unknownModel, models), profiles, the listing budget, the access rules (core/access.ts), the
+// approval rules (core/approval-rules.ts) and the default model. It is a table in wrangler.toml, or
+// JSON text (`wrangler dev --var POLICY:<json>`, a dashboard variable). Every table is strict, so a misspelled key is an error naming it (config/check.ts)
 // rather than a rule silently dropped. A new section is one more key of PolicyVar; readPolicy adds
 // the defaults (core/policy.ts DEFAULT_POLICY) for what the deployment leaves out.
 
 import { z } from "zod";
 import { LISTING_FORMS } from "../core/listing.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "../core/policy.ts";
-import { parseVar } from "./check.ts";
+import { REMEMBER_RE } from "../core/approval-rules.ts";
+import { configInvalid, parseVar } from "./check.ts";
+
+function jsonText(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw configInvalid("POLICY: given as text, it must be JSON (a table in wrangler.toml needs no quoting)");
+  }
+}
 
 const patterns = z.array(z.string({ message: "must be a list of patterns" }), { message: "must be a list of patterns" });
 const names = z.array(z.string({ message: "must be a list of exposed tool names" }), { message: "must be a list of exposed tool names" });
@@ -20,6 +30,19 @@ const AccessLayer = z.object({ allow: patterns, deny: patterns, denyAnnotations:
 
 const AccessVar = z
   .object({ disabled: patterns, default: AccessLayer, tenants: z.record(z.string(), AccessLayer) })
+  .partial()
+  .strict();
+
+const ApprovalLayer = z
+  .object({
+    ask: patterns,
+    remember: z.string().regex(REMEMBER_RE, 'must be "call", "session" or minutes such as "15m"'),
+  })
+  .partial()
+  .strict();
+
+const ApprovalVar = z
+  .object({ default: ApprovalLayer, tenants: z.record(z.string(), ApprovalLayer) })
   .partial()
   .strict();
 
@@ -49,6 +72,7 @@ export const PolicyVar = z
     profiles: z.record(z.string(), Profile),
     listingBudget: share("must be a share of the context window from 0 to 1"),
     access: AccessVar,
+    approval: ApprovalVar,
     defaultModel: z.string().min(1),
   })
   .partial()
@@ -56,7 +80,7 @@ export const PolicyVar = z
 
 /** POLICY checked whole, with the defaults for what it leaves out. */
 export function readPolicy(raw: unknown): PolicyConfig {
-  const p = parseVar("POLICY", PolicyVar, raw);
+  const p = parseVar("POLICY", PolicyVar, typeof raw === "string" ? jsonText(raw) : raw);
   return {
     threshold: p.threshold ?? DEFAULT_POLICY.threshold,
     unknownModel: { ...DEFAULT_POLICY.unknownModel, ...p.unknownModel },
@@ -64,6 +88,7 @@ export function readPolicy(raw: unknown): PolicyConfig {
     profiles: { default: {}, ...p.profiles },
     listingBudget: p.listingBudget ?? DEFAULT_POLICY.listingBudget,
     ...(p.access ? { access: p.access } : {}),
+    ...(p.approval ? { approval: p.approval } : {}),
     defaultModel: p.defaultModel ?? DEFAULT_POLICY.defaultModel,
   };
 }

@@ -26,7 +26,7 @@ export type CreateRequest = SessionRequest & {
   activation: Activation;
   execution?: "client" | "edge";
   code?: "on" | "off";
-  mcp?: { protocolVersion: string; client?: string };
+  mcp?: { protocolVersion: string; client?: string; elicitation?: true };
 };
 
 const idSecret = (c: Pick<RouteContext, "env">) => settings(c.env).secret("SESSION_ID_SECRET");
@@ -114,6 +114,7 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     gateway && {
       protocolVersion: req.mcp.protocolVersion,
       ...(req.mcp.client ? { client: req.mcp.client } : {}),
+      ...(req.mcp.elicitation ? { elicitation: true as const } : {}),
       servers: gateway.servers,
       instructions: mcpInstructions({ ...frozen, activation: req.activation }, gateway.counts, gateway.unreachable),
     };

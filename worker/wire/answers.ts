@@ -107,7 +107,7 @@ export const auditEvent = z
   .object({
     id: z.string(),
     at: z.string(),
-    type: z.enum(["search", "activation", "call", "denial", "resource", "prompt", "run"]),
+    type: z.enum(["search", "activation", "call", "denial", "resource", "prompt", "run", "approval"]),
     session: z.string(),
     tool: z.string().nullable(),
     server: z.string().nullable(),
@@ -125,6 +125,8 @@ export const auditEvent = z
     user: z.string().nullable(),
     /** the code-mode run (POST /v1/sessions/:id/code) the event belongs to; null for all else */
     run: z.string().nullable(),
+    /** the approval (POLICY.approval) the event asked for, decided or was released by; null for all else */
+    approval: z.string().nullable(),
     /** argument values, only with AUDIT_ARGUMENTS=store */
     arguments: z.unknown().optional(),
   })
