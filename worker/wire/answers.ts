@@ -135,7 +135,8 @@ export type AuditEvent = z.infer<typeof auditEvent>;
 export const auditPageAnswer = z.object({ events: z.array(auditEvent), cursor: z.string().nullable() }).strict();
 export type AuditPageAnswer = z.infer<typeof auditPageAnswer>;
 
-const tokens = { definition: count, name: count, short: count };
+/** `declaration`: the tool as a TypeScript declaration (code mode), when the catalog counted it */
+const tokens = { definition: count, name: count, short: count, declaration: count.optional() };
 
 /** A catalog server with its metadata and token sums (core/summary.ts ServerSummary). */
 const serverSummary = z
@@ -167,6 +168,8 @@ export const catalogInfo = z
         deferrable: count,
         deferredNames: count,
         coreTools: count,
+        /** every tool as a TypeScript declaration (code mode); null for a catalog built before code mode */
+        declarations: count.nullable(),
         /** the system section of each listing form, for the tools that are not alwaysLoad */
         listing: z.object({ names: count, grouped: count, servers: count, none: count }).strict(),
       })
