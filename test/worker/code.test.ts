@@ -51,6 +51,15 @@ describe("a program", () => {
     expect((await audit(s.id)).filter((e) => e.run !== r.body.run).map((e) => e.type)).toEqual(["activation", "activation", "activation"]);
   });
 
+  it("/healthz says code mode can run here, and with what engine", async () => {
+    const r = await callWith(EDGE, "GET", "/healthz", undefined, {});
+    expect(r.status).toBe(200);
+    expect(r.body.code).toEqual({
+      available: true,
+      engine: expect.stringMatching(/^quickjs-emscripten 0\.32\.0 \(QuickJS in WebAssembly/),
+    });
+  });
+
   it("a session without code mode has no runs: 409", async () => {
     const s = await edgeSession();
     const r = await run(s.id, "return 1");

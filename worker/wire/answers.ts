@@ -228,6 +228,15 @@ export type PolicyAnswer = z.infer<typeof policyAnswer>;
 
 /** GET /healthz: the pinned catalog, and what is wrong with the settings for it (`ok` is false while there are `problems`). */
 export const healthAnswer = z
-  .object({ ok: z.boolean(), catalog: z.string(), tools: count, catalogLoadMs: z.number(), problems: names, warnings: names })
+  .object({
+    ok: z.boolean(),
+    catalog: z.string(),
+    tools: count,
+    catalogLoadMs: z.number(),
+    problems: names,
+    warnings: names,
+    /** code mode: whether runCode can run here, the engine, and why not (then no session is offered runCode) */
+    code: z.object({ available: z.boolean(), engine: z.string(), reason: z.string().optional() }).strict(),
+  })
   .strict();
 export type HealthAnswer = z.infer<typeof healthAnswer>;
