@@ -224,6 +224,47 @@ describeBrowser("the page in headless Chromium", () => {
     expect(rows.map((r) => r[0])).toEqual(prompt.tools.map((t: Json) => t.function.name));
   });
 
+  it("a code-mode run is on the session's timeline with its digest, outcome, ms and its calls grouped under it", async () => {
+    const s = await api("/v1/sessions", { model: "gpt-5", deferral: "on", code: "on" });
+    const ok = await api(`/v1/sessions/${s.id}/code`, {
+      code: 'const a = await tools.everything.echo({ message: "one" });\nconst b = await tools.everything["get-sum"]({ a: 2, b: 3 });\nreturn [a, b];',
+    });
+    expect(ok.calls.map((c: Json) => c.tool)).toEqual(["mcp__everything__echo", "mcp__everything__get-sum"]);
+    const bad = await api(`/v1/sessions/${s.id}/code`, {
+      code: 'await tools.everything.echo({ message: "two" });\nthrow new Error("stop");',
+    });
+    expect(bad.error.kind).toBe("thrown");
+    const runs = ((await api(`/v1/sessions/${s.id}/audit?type=run`)).events as Json[]).reverse(); // oldest first
+    expect(runs.map((r) => [r.run, r.outcome])).toEqual([
+      [ok.run, "ok"],
+      [bad.run, expect.not.stringMatching(/^ok$/)],
+    ]);
+    await page.goto(`${dev.url}/#session=${s.id}`);
+    await page.waitForSelector(`.timeline [data-run="${bad.run}"]`);
+    expect(await page.textContent("#timeline-heading")).toMatch(/, 2 runs$/);
+    const drawn = await page.locator(".run-list > li").evaluateAll((items) =>
+      items.map((li) => ({
+        run: li.getAttribute("data-run"),
+        outcome: li.getAttribute("data-outcome"),
+        ms: Number(li.getAttribute("data-duration-ms")),
+        digest: li.querySelector(".run-digest")!.textContent,
+        calls: [...li.querySelectorAll(".run-calls > li")].map((c) => [c.getAttribute("data-call"), c.getAttribute("data-outcome")]),
+      })),
+    );
+    for (const [i, r] of runs.entries()) {
+      const under = ((await api(`/v1/sessions/${s.id}/audit?run=${r.run}`)).events as Json[]).filter((e) => e.type === "call").reverse();
+      expect(drawn[i]).toEqual({
+        run: r.run,
+        outcome: r.outcome,
+        ms: r.durationMs,
+        digest: r.argsDigest.replace(/^sha256:/, "").slice(0, 12),
+        calls: under.map((e) => [e.tool, e.outcome]),
+      });
+    }
+    expect(drawn.map((d) => d.calls.length)).toEqual([2, 1]);
+    expect(await page.textContent(`[data-run="${ok.run}"]`)).toContain(`ok ${runs[0].durationMs} ms, 2 calls`);
+  });
+
   it("a client-execution session whose tool the Worker ran through REST says so, not only `client`", async () => {
     const s = await api("/v1/sessions", { model: "gpt-5", deferral: "on" });
     expect(s.execution).toBe("client");

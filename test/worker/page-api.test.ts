@@ -74,6 +74,21 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
     expect(r.body.tokens.listing).toEqual(sections);
   });
 
+  it("counts every tool as a TypeScript declaration beside its JSON schema, as declarations.ts renders it tokenized", async () => {
+    const cat = await shopCatalog();
+    // each shop tool's declaration, tokenized on the Node side by prepare-catalogs.ts
+    const res = await env.ASSETS.fetch(new Request("https://assets.invalid/shop@1.0.0.declaration-tokens.json"));
+    const expected = (await res.json()) as Record<string, number>;
+    expect(Object.keys(expected)).toEqual(cat.tools.map((t) => t.name));
+    const total = Object.values(expected).reduce((a, b) => a + b, 0);
+    const r = await call("GET", "/v1/catalog");
+    expect(r.body.tokens.declarations).toBe(total);
+    expect(r.body.tokens.fullInjection).toBe(cat.tools.reduce((n, t) => n + t.tokens.definition, 0));
+    expect(r.body.tokens.declarations).toBeLessThan(r.body.tokens.fullInjection);
+    const rows = (await call("GET", "/v1/catalog/tools")).body.tools as Array<{ name: string; tokens: { declaration: number } }>;
+    expect(Object.fromEntries(rows.map((t) => [t.name, t.tokens.declaration]))).toEqual(expected);
+  });
+
   it("lists every tool with its server, description and counts, but no schema", async () => {
     const cat = await shopCatalog();
     const r = await call("GET", "/v1/catalog/tools");

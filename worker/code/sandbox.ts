@@ -37,11 +37,14 @@ export type SandboxResult = { ok: true; value: unknown; logs: string[] } | { ok:
 
 const variant = newVariant(releaseVariant, { wasmModule });
 
+/** A fresh instance of the interpreter's WebAssembly module (engine.ts probes it once). */
+export const loadQuickJS = () => newQuickJSWASMModuleFromVariant(variant);
+
 /** Run `code` (the body of an async function) to its end; never throws for what the program does. */
 export async function runInSandbox(code: string, call: ToolCall, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxResult> {
   // a fresh WebAssembly instance per run: nothing of one program's heap is there for the next, and
   // nothing needs disposing (the instance goes with its last reference)
-  const runtime = (await newQuickJSWASMModuleFromVariant(variant)).newRuntime();
+  const runtime = (await loadQuickJS()).newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(256 * 1024);
   let steps = 0;

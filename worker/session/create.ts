@@ -17,6 +17,7 @@ import type { RouteContext } from "../http.ts";
 import { SessionClient } from "./client.ts";
 import { sessionIdOf } from "./ids.ts";
 import type { SessionInit, SessionState } from "./state.ts";
+import { codeEngine } from "../code/engine.ts";
 
 /**
  * `execution`: who runs catalog tools on the chat endpoint. `mcp`: a session of the MCP gateway,
@@ -135,7 +136,8 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     ...(frozenProfile.tools ? { whitelist: [...frozenProfile.tools] } : {}),
     execution: req.execution ?? "client",
     storeArguments,
-    ...(req.code === "on" ? { code: "on" as const } : {}),
+    // runCode is offered only where programs can run (code/engine.ts; /healthz says why not)
+    ...(req.code === "on" && (await codeEngine()).available ? { code: "on" as const } : {}),
     ...frozen,
     ...(mcp ? { mcp, execution: "edge" as const } : {}),
   };
