@@ -13,7 +13,8 @@ import { catalogHash, serializeCatalog, type Catalog } from "../../worker/core/c
 import { toolDeclaration } from "../../worker/core/declarations.ts";
 import { ROOT, tempDir } from "./helpers.ts";
 
-const DEMO = "catalogs/demo@1.1.2.2aa18af8f41d.json";
+// the pinned demo catalog, whatever its version (a rebuild renames it)
+const DEMO = `catalogs/${(await readdir(join(ROOT, "catalogs"))).find((f) => f.startsWith("demo@"))!}`;
 
 const run = async (cwd: string, ...args: string[]) => {
   try {

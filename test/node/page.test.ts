@@ -87,6 +87,29 @@ describeBrowser("the page in headless Chromium", () => {
     expect(stored).toEqual([DEV_API_KEY, 0, ""]);
   });
 
+  it("lists a call waiting for approval (the default rule: get-env) with Approve; approved there, the same call runs", async () => {
+    const { id } = await api("/v1/sessions", { model: "gpt-4o" });
+    const call = (path: string) =>
+      fetch(`${dev.url}${path}`, {
+        method: "POST",
+        headers: { ...DEV_AUTH, "content-type": "application/json" },
+        body: JSON.stringify({ arguments: {} }),
+      });
+    const asked = await call(`/v1/sessions/${id}/tools/mcp__everything__get-env/call`);
+    expect(asked.status).toBe(409);
+    const approval = ((await asked.json()) as Json).error.approval.id as string;
+    await page.goto(`${dev.url}/#/catalog`);
+    await page.reload();
+    const row = page.locator(`.approvals-panel tr:has(button[data-approve="${approval}"])`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain("mcp__everything__get-env");
+    expect(await row.locator("code.arguments").textContent()).toBe("{}");
+    await row.locator("button[data-approve]").click();
+    await page.locator(".approvals-panel").waitFor({ state: "hidden" });
+    expect((await api("/v1/approvals")).approvals).toEqual([]);
+    expect((await call(`/v1/sessions/${id}/tools/mcp__everything__get-env/call`)).status).toBe(200);
+  });
+
   it("draws the per-server chart from the API's numbers: one bar per server and series, lengths to scale", async () => {
     const info = await api("/v1/catalog");
     const bars = await page.locator(".chart rect.bar").evaluateAll((els) =>

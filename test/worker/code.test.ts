@@ -51,6 +51,22 @@ describe("a program", () => {
     expect((await audit(s.id)).filter((e) => e.run !== r.body.run).map((e) => e.type)).toEqual(["activation", "activation", "activation"]);
   });
 
+  it('a POLICY profile may make code mode its sessions\' default; a session asking "code": "off" keeps it off', async () => {
+    const policy = env.POLICY as { profiles: Record<string, unknown> };
+    const vars = { ...EDGE, POLICY: { ...policy, profiles: { ...policy.profiles, coder: { code: "on" } } } };
+    const create = async (body: Record<string, unknown>) =>
+      (await callWith(vars, "POST", "/v1/sessions", { model: "gpt-4o", deferral: "on", ...body })).body;
+    const names = (s: Json) => (s.prompt.tools as Json[]).map((t) => t.function.name);
+    expect(names(await create({ profile: "coder" }))).toEqual(["toolSearch", "runCode"]);
+    expect(names(await create({ profile: "coder", code: "off" }))).toEqual(["toolSearch"]);
+    expect(names(await create({}))).toEqual(["toolSearch"]);
+    // a typo in the profile's value is the deployment's error, naming it
+    const bad = { ...EDGE, POLICY: { ...policy, profiles: { ...policy.profiles, coder: { code: "yes" } } } };
+    const r = await callWith(bad, "POST", "/v1/sessions", { model: "gpt-4o", profile: "coder" });
+    expect(r.status).toBe(503);
+    expect(r.body.error.message).toContain("POLICY.profiles.coder.code");
+  });
+
   it("the REST prompt lists runCode after toolSearch in a code-mode session, in both formats; without code mode it does not", async () => {
     const s = await codeSession();
     expect((s.prompt.tools as Json[]).map((t) => t.function.name)).toEqual(["toolSearch", "runCode"]);

@@ -74,7 +74,7 @@ export function planContext(s: SessionInit, cat: LoadedCatalog, policy: PolicyCo
 function conversationKey(
   body: TurnBody,
   set: ClientToolSet,
-  options: { profile: string; activation: string; listing?: string; execution: string; code?: "on" },
+  options: { profile: string; activation: string; listing?: string; execution: string; code?: "on" | "off" },
 ): string {
   const first = (...roles: ChatMessage["role"][]) => body.messages.find((m) => roles.includes(m.role))?.content ?? null;
   return canonicalJson({ model: body.model, ...options, tools: set.hash, system: first("system", "developer"), user: first("user") });
@@ -110,8 +110,9 @@ async function begin(c: RouteContext, body: TurnBody, headers: ChatHeaders, chai
   const profile = headers["x-toolsearch-profile"] ?? "default";
   const listing = headers["x-toolsearch-listing"];
   const execution = headers["x-toolsearch-execution"] ?? "client";
-  // code mode: runCode is a server-side tool of the session (absent from the key when off: keys stay as they were)
-  const code = headers["x-toolsearch-code"] === "on" ? ("on" as const) : undefined;
+  // code mode: runCode is a server-side tool of the session (absent from the key when not asked
+  // for: keys stay as they were; then the profile's `code` decides, session/create.ts)
+  const code = headers["x-toolsearch-code"];
   const key = typeof body.prompt_cache_key === "string" && body.prompt_cache_key ? body.prompt_cache_key : undefined;
   const id = await keyedSessionId(
     c,

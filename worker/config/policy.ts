@@ -53,6 +53,7 @@ const Profile = z
     subAgent: z.boolean(),
     tools: names,
     listing: z.enum(listing, { message: `must be "auto" or one of ${LISTING_FORMS.join(", ")}` }),
+    code: z.enum(["on", "off"], { message: 'must be "on" or "off"' }),
   })
   .partial()
   .strict();

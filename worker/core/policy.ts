@@ -18,6 +18,8 @@ export interface Profile {
   tools?: string[];
   /** the listing form of this profile's sessions, unless a session asks for another (default auto) */
   listing?: ListingRequest;
+  /** code mode for this profile's sessions unless a session asks otherwise (default off) */
+  code?: "on" | "off";
 }
 
 export interface PolicyConfig {

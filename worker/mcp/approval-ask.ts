@@ -12,7 +12,9 @@ import { approvalText } from "../session/approval-step.ts";
 import type { ApprovalAsked, CallOutcome } from "../session/call-end.ts";
 import type { CallToolResult } from "../core/call-result.ts";
 import type { GatewayPort } from "./tools.ts";
-import { approvalOfId, wake } from "./elicit-waiters.ts";
+import { approvalOfId, wake, type ElicitAnswer } from "./elicit-waiters.ts";
+
+export type { ElicitAnswer };
 
 export const APPROVAL_FORM = {
   type: "object",
@@ -28,10 +30,6 @@ export function elicitParams(a: ApprovalAsked) {
     requestedSchema: APPROVAL_FORM,
   };
 }
-
-/** What an answer to the form means; `by` names who answered in the audit trail. */
-export type ElicitAnswer =
-  { kind: "decide"; approve: boolean; reason: string | null } | { kind: "cancel" } | { kind: "mismatch"; why: string };
 
 /** Read an ElicitResult (the bare result, as either era carries it). */
 export function readAnswer(result: unknown): ElicitAnswer {

@@ -6,7 +6,10 @@
 // still learns the decision: it asks the approvals object every POLL_MS. Memory only, bounded.
 
 import type { ApprovalInfo } from "../approvals/approval-role.ts";
-import type { ElicitAnswer } from "./approval-ask.ts";
+
+/** What an answer to the approval form means (approval-ask.ts readAnswer). */
+export type ElicitAnswer =
+  { kind: "decide"; approve: boolean; reason: string | null } | { kind: "cancel" } | { kind: "mismatch"; why: string };
 
 const PREFIX = "toolsearch-approval:";
 const POLL_MS = 2000;

@@ -6,6 +6,7 @@ import "./page.css";
 import { api, ApiError, apiKey } from "./api.ts";
 import type { CatalogInfo, CatalogTools } from "../wire/answers.ts";
 import { catalogView, viewFromApi } from "./catalog-view.ts";
+import { approvalsPanel } from "./approvals-panel.ts";
 import { connectionsPanel } from "./connections-panel.ts";
 import { h, replace } from "./dom.ts";
 import { policyForm } from "./policy-view.ts";
@@ -73,7 +74,8 @@ async function render(): Promise<void> {
     else if (current === "session") replace(view, sessionView(decodeURIComponent(arg), showError));
     else replace(view, h("p", {}, "Loading the catalog…"));
     const loaded = await cat;
-    if (current === "catalog") replace(view, catalogView(loaded, policyForm(showError)), connectionsPanel(showError));
+    if (current === "catalog")
+      replace(view, approvalsPanel(showError), catalogView(loaded, policyForm(showError)), connectionsPanel(showError));
   } catch (e) {
     replace(view);
     if (e instanceof ApiError) showError(e);

@@ -137,7 +137,8 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     execution: req.execution ?? "client",
     storeArguments,
     // runCode is offered only where programs can run (code/engine.ts; /healthz says why not)
-    ...(req.code === "on" && (await codeEngine()).available ? { code: "on" as const } : {}),
+    // asked for, or the profile's default (POLICY.profiles.<name>.code)
+    ...((req.code ?? frozenProfile.code) === "on" && (await codeEngine()).available ? { code: "on" as const } : {}),
     ...frozen,
     ...(mcp ? { mcp, execution: "edge" as const } : {}),
   };

@@ -43,7 +43,8 @@ const createBody = z
     activation: option.activation.default("inject"),
     listing: option.listing.optional(),
     execution: option.execution.default("client"),
-    code: option.code.default("off"),
+    // absent: the profile's `code` (POLICY), else off
+    code: option.code.optional(),
   })
   .strict();
 
