@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark on this machine, written to test/bench/RESULTS.md with the
 // machine, versions and date. Not part of `npm test`. `npm run bench -- <section>` prints one
-// section (tokens, cold, latency, load, build, gate, quota, regex, code); with --write it replaces just that section. Figures are medians/percentiles of one run;
+// section (tokens, cold, latency, load, build, gate, quota, regex, code, floor); with --write it replaces just that section. Figures are medians/percentiles of one run;
 // compare rows within a table (same run), not across machines.
 import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
@@ -13,6 +13,7 @@ import { gateSection } from "./gate.ts";
 import { quotaSection } from "./quota.ts";
 import { codeModeSection } from "./code-mode.ts";
 import { regexSection } from "./regex.ts";
+import { floorSection } from "./floor.ts";
 import { latency } from "./latency.ts";
 import { RESULTS, replaceSection, sections, table } from "./results.ts";
 import { tokensSection } from "./tokens.ts";
@@ -139,6 +140,7 @@ async function main() {
   if (!only || only === "quota") out.push(await quotaSection());
   if (!only || only === "regex") out.push(await regexSection());
   if (!only || only === "code") out.push(await codeModeSection());
+  if (!only || only === "floor") out.push(await floorSection());
 
   if (only && process.argv.includes("--write")) {
     // one section, written in place: the others (other owners' figures) are left as they are

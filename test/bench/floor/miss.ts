@@ -1,0 +1,22 @@
+// One process, one cold tool-set miss (`npm run bench -- floor`, test/bench/floor.ts): the first
+// clientToolSet() of a process for the pinned catalog's 191 tools as chat tools, the case of the
+// first request of an isolate (no JIT warmth, nothing cached), then a warm miss (another set of
+// the same size, one description changed). Prints {"cold": ms, "warm": ms}.
+//   node test/bench/floor/miss.ts <catalog file>
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import type { OpenAITool } from "../../../worker/core/chat.ts";
+import { clientToolSet } from "../../../worker/chat/tool-set-cache.ts";
+import { clientTools } from "./requests.ts";
+
+const { tools } = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as { tools: Parameters<typeof clientTools>[0] };
+const chat = clientTools(tools).chat as OpenAITool[];
+const time = async (set: OpenAITool[]) => {
+  const t = performance.now();
+  await clientToolSet(set);
+  return performance.now() - t;
+};
+const cold = await time(chat);
+const other = chat.map((t, i) => (i === 0 ? { ...t, function: { ...t.function, description: `${t.function.description} (2)` } } : t));
+const warm = await time(other);
+console.log(JSON.stringify({ cold, warm }));
