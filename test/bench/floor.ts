@@ -76,10 +76,15 @@ function misses(catalogPath: string, n = 5): { cold: number; warm: number } {
   return { cold: p50(runs.map((r) => r.cold)), warm: p50(runs.map((r) => r.warm)) };
 }
 
+export const FLOOR_HEADING = "## 13. Agent requests against the floor";
+export const FLOOR_PARTS = ["### Before", "### After"];
+export const FLOOR_INTRO = `\`npm run bench -- floor\` (test/bench/floor.ts; BENCH_ROUNDS, default 60, after BENCH_WARMUP, default 10; BENCH_PART names the part \`--write\` replaces, Before or After). An instant fake upstream; the floor Worker (test/bench/floor/worker.ts: \`request.json()\`, one Durable Object call writing one row, the tools replaced by toolSearch and 2 of the client's, forwarded, the answer passed through) and the project, both in wrangler dev. Each round sends every path's request once, all ${GROUPS.length * TARGETS.length} in a fresh random order, 15 ms apart. A cell is the paired p50 ratio over the floor (median over rounds of the same-round ratio) / the ratio of the p99s (the paired p50 difference). Target: 1.1x. The Responses surface runs over the Chat Completions upstream and is compared with floor chat; the Messages upstream with floor messages. Only ratios within one run count: the machine is shared.`;
+const commit = () => execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+
 export async function floorSection(
   rounds = Number(process.env.BENCH_ROUNDS ?? 60),
   warmup = Number(process.env.BENCH_WARMUP ?? 10),
-): Promise<string> {
+): Promise<{ heading: string; intro: string; part: string }> {
   const catalogPath = join(ROOT, "catalogs", await pinnedDemo());
   const tools = clientTools((JSON.parse(await readFile(catalogPath, "utf8")) as { tools: Parameters<typeof clientTools>[0] }).tools);
   const upstream = await startInstantUpstream();
@@ -142,12 +147,11 @@ export async function floorSection(
     const xs = ms.get(`${groupName(g)} ${name}`)!;
     return `${pct(xs, 50).toFixed(1)} / ${pct(xs, 99).toFixed(1)} ms`;
   };
-  return [
-    "## 13. Agent requests against the floor",
+  const part = process.env.BENCH_PART ?? "After";
+  const body = [
+    `### ${part}: ${rounds} rounds after ${warmup}, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit()}`,
     "",
-    `\`npm run bench -- floor\` (test/bench/floor.ts; BENCH_ROUNDS=${rounds} after BENCH_WARMUP=${warmup}). An instant fake upstream; the floor Worker (test/bench/floor/worker.ts: \`request.json()\`, one Durable Object call writing one row, the tools replaced by toolSearch and 2 of the client's, forwarded, the answer passed through) and the project, both in wrangler dev. Each round sends every path's request once, all ${GROUPS.length * TARGETS.length} in a fresh random order, 15 ms apart. A cell is the paired p50 ratio over the floor (median over rounds of the same-round ratio) / the ratio of the p99s (the paired p50 difference). Target: 1.1x. The Responses surface runs over the Chat Completions upstream and is compared with floor chat; the Messages upstream with floor messages.`,
-    "",
-    `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadAfter.toFixed(1)} at the end (${seconds} s, shared with other jobs), ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC.`,
+    `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadAfter.toFixed(1)} at the end (${seconds} s, shared with other jobs).`,
     "",
     table(
       ["path", ...GROUPS.map(groupName)],
@@ -161,4 +165,5 @@ export async function floorSection(
     `A tool-set miss for the 191 tools (\`clientToolSet\`, Node, the first call of a fresh process as in a new isolate, p50 of 5 processes): ${miss.cold.toFixed(1)} ms; a second, warm miss in the same process: ${miss.warm.toFixed(1)} ms. Target: 5 ms.`,
     "",
   ].join("\n");
+  return { heading: FLOOR_HEADING, intro: FLOOR_INTRO, part: body };
 }
