@@ -1,0 +1,66 @@
+// The chat body's tools are checked in one pass when zod would answer them unchanged
+// (worker/wire/chat.ts): the result and every refusal must be exactly zod's, values and key order
+// (the tools' JSON reaches the tool-set hash and the upstream byte for byte).
+import { describe, expect, it } from "vitest";
+import { parseChatBody, parseToolListWithZod } from "../../worker/wire/chat.ts";
+
+const outcome = (f: () => unknown) => {
+  try {
+    return { ok: JSON.stringify(f()) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+};
+const viaBody = (tools: unknown) => outcome(() => parseChatBody({ model: "m", messages: [{ role: "user", content: "hi" }], tools }).tools);
+/** zod alone on the list: its refusal names the field from the list, so the body's path is put in front */
+const viaZod = (tools: unknown) => {
+  const r = outcome(() => parseToolListWithZod(tools));
+  return r.error === undefined ? r : { error: r.error.startsWith("body: ") ? `tools: ${r.error.slice(6)}` : `tools.${r.error}` };
+};
+const fn = (f: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ type: "function", function: f, ...extra });
+
+describe("chat tools: the one-pass check answers what zod answers", () => {
+  it("the same tools, the same refusals, for the cases the check turns down and the ones it takes", () => {
+    const p = { type: "object", properties: { q: { type: "string" } } };
+    const cases: unknown[] = [
+      [fn({ name: "a", description: "d", parameters: p }), fn({ name: "b" })],
+      [fn({ name: "a", parameters: p, strict: true, description: "later key" })],
+      [fn({ parameters: p, name: "order" })],
+      [{ function: { name: "x" }, type: "function" }],
+      [fn({ name: "a" }, { strict: true })],
+      [fn({ name: "a" }, { defer_loading: true }), fn({ name: "b", defer_loading: false })],
+      [fn({ name: "a" }), fn({ name: "a" })],
+      [fn({ name: "toolSearch" })],
+      [fn({ name: "bad name" })],
+      [fn({ name: "a", description: 5 })],
+      [fn({ name: "a", parameters: [] })],
+      [fn({ name: "a", parameters: null })],
+      [fn({ name: "a", defer_loading: "yes" })],
+      [fn({ name: "a" }, { defer_loading: 1 })],
+      [JSON.parse('{"type":"function","function":{"name":"a","__proto__":{"x":1}}}')],
+      [JSON.parse('{"type":"function","function":{"name":"a","parameters":{"__proto__":{"x":1},"type":"object"}}}')],
+      [{ type: "tool_search" }, fn({ name: "a" })],
+      [{ type: "web_search" }],
+      [null],
+      "tools",
+      Array.from({ length: 2001 }, (_, i) => fn({ name: `t${i}` })),
+    ];
+    for (const tools of cases) expect(viaBody(tools), JSON.stringify(tools).slice(0, 200)).toEqual(viaZod(tools));
+    // the check took the first case (its own array, not zod's copy); a key after an unknown one is zod's to reorder
+    const tools = (i: number) => parseChatBody({ model: "m", messages: [{ role: "user", content: "hi" }], tools: cases[i] }).tools;
+    expect(tools(0)).toBe(cases[0]);
+    expect(tools(1)).not.toBe(cases[1]);
+    expect(Object.keys((tools(1) as Array<{ function: object }>)[0]!.function)).toEqual(["name", "description", "parameters", "strict"]);
+  });
+
+  it("a refusal names the field as zod did, before and after the tools", () => {
+    const bad = { model: "", messages: [{ role: "user", content: "hi" }], tools: [fn({ name: "bad name" })] };
+    expect(outcome(() => parseChatBody(bad))).toEqual({ error: "model: String must contain at least 1 character(s)" });
+    expect(outcome(() => parseChatBody({ ...bad, model: "m" }))).toEqual({
+      error: "tools.0.function.name: must be 1-64 letters, digits, _ or -",
+    });
+    expect(outcome(() => parseChatBody({ ...bad, model: "m", tools: [fn({ name: "a" })], n: 2 }))).toEqual({
+      error: "n: only n = 1 is supported",
+    });
+  });
+});
