@@ -15,7 +15,7 @@ import { SESSION_HEADER } from "../chat/conversation.ts";
 import { streamTurn } from "../chat/stream.ts";
 import { chatTurn, type ChatTurnBody } from "../chat/turn.ts";
 import { responseEvents } from "../responses/events.ts";
-import { outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
+import { echoJson, outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
 import { newResponseId, sessionOfResponse } from "../responses/shapes.ts";
 import { badField, chatMessages, chatToolChoice, chatTools, upstreamFields } from "../responses/translate.ts";
 import { SessionClient } from "../session/client.ts";
@@ -88,11 +88,13 @@ async function create(c: RouteContext): Promise<Response> {
     if (meta.store) await turn.session.putResponse({ response: { ...response, tools: [] }, messages: [...input, ...outputAsChat(output)] });
     return response;
   };
+  const echo = echoJson(body.tools ?? []);
   if (!body.stream) {
     const result = await turn.run();
-    return json(await finish(result), 200, { ...turn.headers, "x-toolsearch-hops": String(result.hops) });
+    const headers = { "content-type": "application/json; charset=utf-8", ...turn.headers, "x-toolsearch-hops": String(result.hops) };
+    return new Response(echo(await finish(result)), { headers });
   }
-  return streamTurn(turn, (write) => responseEvents(write, { started: () => responseObject(body, meta, null, []), finish }));
+  return streamTurn(turn, (write) => responseEvents(write, { started: () => responseObject(body, meta, null, []), finish }, echo));
 }
 
 /** The stored response `id` in the caller's tenant, or the one 404. */

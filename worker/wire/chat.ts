@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
 import { RESERVED_NAMES } from "../core/chat.ts";
-import { check, checkHeaders, int } from "./check.ts";
+import { check, checkHeaders, int, isObject, keysInOrder, optional, plainRecord, unlessUnchanged } from "./check.ts";
 import { option } from "./requests.ts";
 
 export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -91,26 +91,9 @@ const toolList = z
   );
 type ToolList = z.infer<typeof toolList>;
 
-/** Own keys of `o` in `order` (those it has), before any other key; no __proto__ (zod drops it). */
-function keysInOrder(o: object, order: readonly string[], others: boolean): boolean {
-  let at = 0;
-  let other = false;
-  for (const k of Object.keys(o)) {
-    const i = order.indexOf(k);
-    if (i >= 0) {
-      if (other || i < at) return false;
-      at = i + 1;
-    } else if (!others || k === "__proto__") return false;
-    else other = true;
-  }
-  return true;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-const optional = (v: unknown, type: "string" | "boolean") => v === undefined || typeof v === type;
 const TOOL_KEYS = ["type", "function", "defer_loading"];
 const FUNCTION_KEYS = ["name", "description", "parameters", "defer_loading"];
-const NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
+export const NAME_RE = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Function tools that toolList would answer unchanged, its own values in the same key order:
@@ -127,20 +110,14 @@ function unchangedFunctionTools(v: unknown): v is ToolList {
     if (!isObject(f) || !keysInOrder(f, FUNCTION_KEYS, true)) return false;
     if (typeof f.name !== "string" || !NAME_RE.test(f.name) || RESERVED_NAMES.has(f.name) || names.has(f.name)) return false;
     if (!optional(f.description, "string") || !optional(f.defer_loading, "boolean")) return false;
-    if (f.parameters !== undefined && (!isObject(f.parameters) || Object.hasOwn(f.parameters, "__proto__"))) return false;
+    if (f.parameters !== undefined && !plainRecord(f.parameters)) return false;
     names.add(f.name);
   }
   return true;
 }
 
 /** toolList, with the usual case (function tools only, already in zod's shape) answered as it is. */
-const tools = z.unknown().transform((v, ctx): ToolList => {
-  if (unchangedFunctionTools(v)) return v;
-  const r = toolList.safeParse(v);
-  if (r.success) return r.data;
-  for (const issue of r.error.issues) ctx.addIssue(issue as z.IssueData);
-  return z.NEVER;
-});
+const tools = unlessUnchanged(toolList, unchangedFunctionTools);
 
 const body = z
   .object({

@@ -1,8 +1,10 @@
-// The chat body's tools are checked in one pass when zod would answer them unchanged
-// (worker/wire/chat.ts): the result and every refusal must be exactly zod's, values and key order
-// (the tools' JSON reaches the tool-set hash and the upstream byte for byte).
+// The chat and Responses bodies' tools are checked in one pass when zod would answer them
+// unchanged (worker/wire/check.ts unlessUnchanged, chat.ts, responses.ts): the result and every
+// refusal must be exactly zod's, values and key order (the tools' JSON reaches the tool-set hash,
+// the Responses echo and the upstream byte for byte).
 import { describe, expect, it } from "vitest";
 import { parseChatBody, parseToolListWithZod } from "../../worker/wire/chat.ts";
+import { parseResponsesBody, parseToolListWithZod as responsesToolsWithZod } from "../../worker/wire/responses.ts";
 
 const outcome = (f: () => unknown) => {
   try {
@@ -62,5 +64,43 @@ describe("chat tools: the one-pass check answers what zod answers", () => {
     expect(outcome(() => parseChatBody({ ...bad, model: "m", tools: [fn({ name: "a" })], n: 2 }))).toEqual({
       error: "n: only n = 1 is supported",
     });
+  });
+});
+
+describe("Responses tools: the one-pass check answers what zod answers", () => {
+  const viaResponses = (tools: unknown) => outcome(() => parseResponsesBody({ model: "m", input: "hi", tools }).tools);
+  const viaResponsesZod = (tools: unknown) => {
+    const r = outcome(() => responsesToolsWithZod(tools));
+    return r.error === undefined ? r : { error: r.error.startsWith("body: ") ? `tools: ${r.error.slice(6)}` : `tools.${r.error}` };
+  };
+  const rf = (f: Record<string, unknown>) => ({ type: "function", ...f });
+
+  it("the same tools, the same refusals", () => {
+    const p = { type: "object", properties: { q: { type: "string" } } };
+    const cases: unknown[] = [
+      [
+        rf({ name: "a", description: "d", parameters: p, strict: true }),
+        rf({ name: "b", description: null, parameters: null, strict: null }),
+      ],
+      [rf({ name: "a", defer_loading: true, extra: { x: 1 } })],
+      [rf({ name: "a", extra: 1, description: "after an unknown key" })],
+      [{ name: "a", type: "function" }],
+      [rf({ name: "a" }), rf({ name: "a" })],
+      [rf({ name: "toolSearch" })],
+      [rf({ name: "bad name" })],
+      [rf({ name: 5 })],
+      [rf({ name: "a", strict: "yes" })],
+      [rf({ name: "a", parameters: [] })],
+      [rf({ name: "a", defer_loading: null })],
+      [JSON.parse('{"type":"function","name":"a","__proto__":{"x":1}}')],
+      [{ type: "namespace", name: "ns", tools: [rf({ name: "a" })] }],
+      [{ type: "tool_search" }, rf({ name: "a" })],
+      [{ type: "web_search" }, rf({ name: "a" })],
+      [null],
+      Array.from({ length: 2001 }, (_, i) => rf({ name: `t${i}` })),
+    ];
+    for (const tools of cases) expect(viaResponses(tools), JSON.stringify(tools).slice(0, 200)).toEqual(viaResponsesZod(tools));
+    const first = cases[0];
+    expect(parseResponsesBody({ model: "m", input: "hi", tools: first }).tools).toBe(first);
   });
 });
