@@ -1,10 +1,11 @@
-// The chat and Responses bodies' tools are checked in one pass when zod would answer them
-// unchanged (worker/wire/check.ts unlessUnchanged, chat.ts, responses.ts): the result and every
+// The chat, Responses and Messages bodies' tools are checked in one pass when zod would answer them
+// unchanged (worker/wire/check.ts unlessUnchanged, chat.ts, responses.ts, messages.ts): the result and every
 // refusal must be exactly zod's, values and key order (the tools' JSON reaches the tool-set hash,
 // the Responses echo and the upstream byte for byte).
 import { describe, expect, it } from "vitest";
 import { parseChatBody, parseToolListWithZod } from "../../worker/wire/chat.ts";
 import { parseResponsesBody, parseToolListWithZod as responsesToolsWithZod } from "../../worker/wire/responses.ts";
+import { parseMessagesBody, parseToolListWithZod as messagesToolsWithZod } from "../../worker/wire/messages.ts";
 
 const outcome = (f: () => unknown) => {
   try {
@@ -102,5 +103,45 @@ describe("Responses tools: the one-pass check answers what zod answers", () => {
     for (const tools of cases) expect(viaResponses(tools), JSON.stringify(tools).slice(0, 200)).toEqual(viaResponsesZod(tools));
     const first = cases[0];
     expect(parseResponsesBody({ model: "m", input: "hi", tools: first }).tools).toBe(first);
+  });
+});
+
+describe("Messages tools: the one-pass check answers what zod answers", () => {
+  const body = (tools: unknown) => ({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }], tools });
+  const viaMessages = (tools: unknown) => outcome(() => parseMessagesBody(body(tools)).tools);
+  const viaMessagesZod = (tools: unknown) => {
+    const r = outcome(() => messagesToolsWithZod(tools));
+    return r.error === undefined ? r : { error: r.error.startsWith("body: ") ? `tools: ${r.error.slice(6)}` : `tools.${r.error}` };
+  };
+  const schema = { type: "object", properties: { q: { type: "string" } } };
+
+  it("the same tools, the same refusals", () => {
+    const cases: unknown[] = [
+      [
+        { name: "a", description: "d", input_schema: schema },
+        { type: "custom", name: "b", input_schema: { type: "object" }, defer_loading: true },
+      ],
+      [{ name: "a", input_schema: schema, cache_control: { type: "ephemeral" } }],
+      [{ name: "a", input_schema: { properties: {}, type: "object" } }],
+      [{ input_schema: schema, name: "order" }],
+      [{ name: "a", input_schema: { type: "string" } }],
+      [{ name: "a" }],
+      [
+        { name: "a", input_schema: schema },
+        { name: "a", input_schema: schema },
+      ],
+      [{ name: "toolSearch", input_schema: schema }],
+      [{ name: "bad name", input_schema: schema }],
+      [{ name: "a", description: 1, input_schema: schema }],
+      [JSON.parse('{"name":"a","input_schema":{"type":"object","__proto__":{"x":1}}}')],
+      [{ type: "tool_search_tool_bm25_20251119", name: "tool_search" }],
+      [{ type: "web_search_20250305", name: "web_search" }],
+      [null],
+      Array.from({ length: 2001 }, (_, i) => ({ name: `t${i}`, input_schema: schema })),
+    ];
+    for (const tools of cases) expect(viaMessages(tools), JSON.stringify(tools).slice(0, 200)).toEqual(viaMessagesZod(tools));
+    // the check took the first case: the client's own tool objects, not zod's copies
+    const first = cases[0] as unknown[];
+    expect(parseMessagesBody(body(first)).tools![0]).toBe(first[0]);
   });
 });

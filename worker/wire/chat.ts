@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
 import { RESERVED_NAMES } from "../core/chat.ts";
-import { check, checkHeaders, int, isObject, keysInOrder, optional, plainRecord, unlessUnchanged } from "./check.ts";
+import { check, checkHeaders, int, isObject, keysInOrder, optional, plainRecord, unlessQuick } from "./check.ts";
 import { option } from "./requests.ts";
 
 export const CHAT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -117,7 +117,7 @@ function unchangedFunctionTools(v: unknown): v is ToolList {
 }
 
 /** toolList, with the usual case (function tools only, already in zod's shape) answered as it is. */
-const tools = unlessUnchanged(toolList, unchangedFunctionTools);
+const tools = unlessQuick(toolList, (v) => (unchangedFunctionTools(v) ? v : undefined));
 
 const body = z
   .object({

@@ -2,7 +2,7 @@
 // answers the value or a bad_request naming the first field that breaks a rule
 // (`limit: must be an integer from 1 to 20`). Schemas live beside the surface that reads them
 // (requests.ts for REST, chat.ts for the chat endpoint) and their types are z.infer of them.
-// unlessUnchanged() spares zod's copy of a large list a one-pass check vouches for (issue 38).
+// unlessQuick() spares zod's copy of a large list a one-pass check vouches for (issue 38).
 
 import { z } from "zod";
 import { ToolsearchError } from "../core/errors.ts";
@@ -36,13 +36,14 @@ export function checkHeaders<T>(schema: z.ZodObject<z.ZodRawShape, "strip", z.Zo
 }
 
 /**
- * `schema`, except that a value `unchanged` vouches for (zod would answer it as it is: the same
- * values, in the same key order) is answered without zod's copy of it; anything else zod parses,
- * and its issues are the refusal, as before.
+ * `schema`, except that a value `quick` answers (what zod would answer for it: the same values, in
+ * the same key order; undefined when it cannot tell) is taken without zod's copy of it; anything
+ * else zod parses, and its issues are the refusal, as before.
  */
-export function unlessUnchanged<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, unchanged: (v: unknown) => v is T) {
+export function unlessQuick<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, quick: (v: unknown) => T | undefined) {
   return z.unknown().transform((v, ctx): T => {
-    if (unchanged(v)) return v;
+    const answered = quick(v);
+    if (answered !== undefined) return answered;
     const r = schema.safeParse(v);
     if (r.success) return r.data;
     for (const issue of r.error.issues) ctx.addIssue(issue as z.IssueData);

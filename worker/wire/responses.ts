@@ -10,7 +10,7 @@
 
 import { z } from "zod";
 import { RESERVED_NAMES } from "../core/chat.ts";
-import { check, int, isObject, keysInOrder, optional, plainRecord, unlessUnchanged } from "./check.ts";
+import { check, int, isObject, keysInOrder, optional, plainRecord, unlessQuick } from "./check.ts";
 import { MAX_CLIENT_TOOLS, MAX_MESSAGES, NAME_RE, toolSearchTool, uniqueNames } from "./chat.ts";
 import { option } from "./requests.ts";
 
@@ -135,7 +135,7 @@ const toolList = z
 type ToolList = z.infer<typeof toolList>;
 const FN_KEYS = ["type", "name", "description", "parameters", "strict", "defer_loading"];
 
-/** Function tools toolList answers as they are (wire/check.ts unlessUnchanged); namespaces and the rest go to zod. */
+/** Function tools toolList answers as they are (wire/check.ts unlessQuick); namespaces and the rest go to zod. */
 function unchangedFunctions(v: unknown): v is ToolList {
   if (!Array.isArray(v) || v.length > MAX_CLIENT_TOOLS) return false;
   const names = new Set<string>();
@@ -161,7 +161,7 @@ const body = z
       .preprocess((v) => (typeof v === "string" ? [{ type: "message", role: "user", content: v }] : v), z.array(item).max(MAX_MESSAGES))
       .optional(),
     instructions: z.string().nullable().optional(),
-    tools: unlessUnchanged(toolList, unchangedFunctions).optional(),
+    tools: unlessQuick(toolList, (v) => (unchangedFunctions(v) ? v : undefined)).optional(),
     tool_choice: toolChoice.optional(),
     parallel_tool_calls: z.boolean().nullable().optional(),
     previous_response_id: z.string().min(1).max(200).nullable().optional(),
