@@ -7,7 +7,7 @@
 // last byte, the answer's text checked. Figures: the paired p50 ratio over the floor (median over
 // rounds of the ratio of two calls in the same round), the ratio of the p99s, and the paired
 // difference. Then the cost of a tool-set miss for 191 tools (floor/miss.ts, one process each: the
-// first request of an isolate). BENCH_ROUNDS (default 60) after BENCH_WARMUP (10).
+// first request of an isolate) and the request path's pieces in Node (floor/pieces.ts). BENCH_ROUNDS (default 60) after BENCH_WARMUP (10).
 import { execFileSync } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { cpus, loadavg } from "node:os";
@@ -104,6 +104,7 @@ export async function floorSection(
     vars: { ...keys, OPENAI_BASE_URL: `${upstream.url}/v1`, ANTHROPIC_BASE_URL: upstream.url },
   });
   const ms = new Map<string, number[]>();
+  const sizes = new Map<string, number>(); // the answer's length, last round
   const loadBefore = loadavg()[0]!;
   const started = Date.now();
   try {
@@ -121,6 +122,7 @@ export async function floorSection(
         if (got !== ANSWER) throw new Error(`${t.name}, ${groupName(g)}: answer ${JSON.stringify(got)} in ${r.text.slice(0, 300)}`);
         const key = `${groupName(g)} ${t.name}`;
         if (round >= warmup) ms.set(key, [...(ms.get(key) ?? []), r.ms]);
+        sizes.set(key, r.text.length);
         await sleep(15);
       }
       if (round % 20 === 0) process.stderr.write(`floor bench: round ${round}/${warmup + rounds}\n`);
@@ -131,6 +133,9 @@ export async function floorSection(
   const loadAfter = loadavg()[0]!;
   const seconds = Math.round((Date.now() - started) / 1000);
   const miss = misses(catalogPath);
+  const pieceRuns = execFileSync(process.execPath, [join(ROOT, "test/bench/floor/pieces.ts"), catalogPath], { encoding: "utf8" });
+  const pieces = JSON.parse(pieceRuns.trim().split("\n").pop()!) as Record<string, Record<string, number>>;
+  const ms3 = (n: number | undefined) => (n ?? NaN).toFixed(2);
 
   const cell = (g: [Shape, Mode], t: Target) => {
     const xs = ms.get(`${groupName(g)} ${t.name}`)!;
@@ -163,6 +168,29 @@ export async function floorSection(
         ...TARGETS.filter((t) => !t.floor).map((t) => [`\`${t.name}\``, ...GROUPS.map((g) => cell(g, t))]),
       ],
     ),
+    "",
+    `Answer sizes with 191 client tools, JSON / SSE (characters): ${TARGETS.map((t) => `${t.name} ${sizes.get(`${groupName(["tools", "json"])} ${t.name}`)} / ${sizes.get(`${groupName(["tools", "sse"])} ${t.name}`)}`).join("; ")}. A Responses answer echoes the request's tools, as OpenAI's does (its stream: in the created, in_progress and completed events).`,
+    "",
+    "The request path's pieces with 191 client tools, in Node with the project's modules (test/bench/floor/pieces.ts, medians of 200 after 20, ms; the same machine, right after the run):",
+    "",
+    table(
+      [
+        "protocol",
+        "JSON.parse of the body",
+        "wire check",
+        "JSON.stringify of the tools (the old cache key)",
+        "raw tools member (the key now)",
+      ],
+      ["chat", "responses", "messages"].map((p) => [
+        p,
+        ms3(pieces[p]?.parse),
+        ms3(pieces[p]?.check),
+        ms3(pieces[p]?.stringifyTools),
+        ms3(pieces[p]?.rawMember),
+      ]),
+    ),
+    "",
+    `One upstream call (stream, instant upstream): the OpenAI SDK with a new client ${ms3(pieces.upstream?.sdkNewClient)} ms, with the client kept (what the Worker does now) ${ms3(pieces.upstream?.sdkKeptClient)} ms, a plain fetch reading the same SSE ${ms3(pieces.upstream?.plainFetch)} ms.`,
     "",
     `A tool-set miss for the 191 tools (\`clientToolSet\`, Node, the first call of a fresh process as in a new isolate, p50 of 7 processes): ${miss.cold.toFixed(1)} ms (CPU time ${miss.coldCpu.toFixed(1)} ms); a second, warm miss in the same process: ${miss.warm.toFixed(1)} ms (CPU ${miss.warmCpu.toFixed(1)} ms). Target: 5 ms.`,
     "",
