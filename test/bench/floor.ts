@@ -156,7 +156,9 @@ export async function floorSection(
   };
   const part = process.env.BENCH_PART ?? "After";
   const body = [
-    `### ${part}: ${rounds} rounds after ${warmup}, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit()}`,
+    `### ${part}`,
+    "",
+    `${rounds} rounds after ${warmup}, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, commit ${commit()}.`,
     "",
     `Machine: ${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.version}; load average (1 min) ${loadBefore.toFixed(1)} at the start, ${loadAfter.toFixed(1)} at the end (${seconds} s, shared with other jobs).`,
     "",
