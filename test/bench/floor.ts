@@ -78,7 +78,7 @@ function misses(catalogPath: string, n = 7): Miss {
   return { cold: of("cold"), warm: of("warm"), coldCpu: of("coldCpu"), warmCpu: of("warmCpu") };
 }
 
-export const FLOOR_HEADING = "## 13. Agent requests against the floor";
+export const FLOOR_HEADING = "## 14. Agent requests against the floor";
 export const FLOOR_PARTS = ["### Before", "### After"];
 export const FLOOR_INTRO = `\`npm run bench -- floor\` (test/bench/floor.ts; BENCH_ROUNDS, default 60, after BENCH_WARMUP, default 10; BENCH_PART names the part \`--write\` replaces, Before or After). An instant fake upstream; the floor Worker (test/bench/floor/worker.ts: \`request.json()\`, one Durable Object call writing one row, the tools replaced by toolSearch and 2 of the client's, forwarded, the answer passed through) and the project, both in wrangler dev. Each round sends every path's request once, all ${GROUPS.length * TARGETS.length} in a fresh random order, 15 ms apart. A cell is the paired p50 ratio over the floor (median over rounds of the same-round ratio) / the ratio of the p99s (the paired p50 difference). Target: 1.1x. The Responses surface runs over the Chat Completions upstream and is compared with floor chat; the Messages upstream with floor messages. Only ratios within one run count: the machine is shared.`;
 const commit = () => execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();

@@ -53,12 +53,8 @@ function entry(t: OpenAITool, tokens: number): CatalogTool {
   };
 }
 
-/**
- * `canonical[i]` is canonicalJson(tools[i]): the cache computes it once for the hash and here. The
- * ranking index is built when a search first ranks the set, not with it: most requests of a new
- * set never search it, and tokenizing 191 MCP tools took most of a miss (about 73 ms of 88 in
- * Node on the loaded bench machine; issue 38: a miss within 5 ms).
- */
+/** `canonical[i]` is canonicalJson(tools[i]) (computed once, for the hash and here). The index is
+ * built by the first search: most requests never search a set, and tokenizing was most of a miss. */
 export function buildClientToolSet(tools: readonly OpenAITool[], canonical: readonly string[], hash: string): ClientToolSet {
   const entries = tools.map((t, i) => entry(t, Math.ceil(canonical[i]!.length * TOKENS_PER_CHAR)));
   let index: SearchCatalog["index"] | undefined;

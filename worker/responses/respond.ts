@@ -3,6 +3,8 @@
 // usage in the Responses shape, and the response object echoing what the request asked for. The
 // output's chat form (what a client sending these items back would give) is computed by the same
 // translation as its input, so a stored response and a replayed one are the same bytes upstream.
+// echoJson writes those objects with the request's tools stringified once (its marker is random:
+// the one impure part).
 
 import type { AgentResult } from "../core/agent.ts";
 import { textOf, type ChatMessage, type JsonValue, type Usage } from "../core/chat.ts";
