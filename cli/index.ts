@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `catalog`: the toolsearch catalog CLI. One file per subcommand in commands/; errors print one
 // line and exit 1 (a ToolsearchError's message is written for the user; anything else is a bug
-// and keeps its stack). --help is citty's, fitted to 100 columns (lib/usage.ts).
+// and keeps its stack); an unknown command or flag exits 2 naming the closest real one
+// (lib/strict-args.ts). --help is citty's, fitted to 100 columns (lib/usage.ts).
 
 import { defineCommand, runCommand, runMain } from "citty";
 import { isToolsearchError } from "../worker/core/errors.ts";
+import { checkCommandLine, UsageError } from "./lib/strict-args.ts";
 import { showUsage } from "./lib/usage.ts";
 
 const main = defineCommand({
@@ -29,9 +31,15 @@ export async function cli(rawArgs: string[]): Promise<void> {
     return runMain(main, { rawArgs, showUsage });
   }
   try {
+    await checkCommandLine(main, rawArgs);
     await runCommand(main, { rawArgs });
     process.exitCode = 0;
   } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`catalog: ${e.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (isToolsearchError(e)) {
       process.stderr.write(`catalog: ${e.message}\n`);
     } else if ((e as Error)?.name === "CLIError") {

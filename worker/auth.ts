@@ -89,14 +89,16 @@ async function keys(raw: string | undefined): Promise<Keys> {
 }
 
 const DENIED = "missing or invalid API key (send Authorization: Bearer <key>)";
+// a client that sent x-api-key (Anthropic's clients) is told about the header it sent, not Bearer
+const DENIED_X_API_KEY = "invalid API key in x-api-key (send x-api-key: <key>, a key of API_KEYS)";
 
 /** The entry of `key` and its id; 401 when it is not a key. */
-async function lookup(apiKeys: string | undefined, key: string): Promise<{ found: KeyEntry; id: string }> {
+async function lookup(apiKeys: string | undefined, key: string, denied = DENIED): Promise<{ found: KeyEntry; id: string }> {
   const { digests } = await keys(apiKeys);
   const given = matched.get(key) ?? (await digest(key));
   let found: KeyEntry | undefined;
   for (const k of digests) if (crypto.subtle.timingSafeEqual(given, k.digest)) found = k;
-  if (!found) throw new ToolsearchError("unauthorized", DENIED);
+  if (!found) throw new ToolsearchError("unauthorized", denied);
   if (!matched.has(key)) {
     if (matched.size >= MATCHED_MAX) matched.clear(); // keys replaced many times in one isolate's life
     matched.set(key, given);
@@ -108,9 +110,12 @@ async function lookup(apiKeys: string | undefined, key: string): Promise<{ found
 /** The principal of the request's key; 401 without a valid one. */
 export async function authenticate(request: Request, apiKeys: string | undefined): Promise<Caller> {
   // x-api-key: Anthropic's clients send the key so (Claude Code's ANTHROPIC_API_KEY, the Anthropic SDK)
-  const m = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "") ?? /^(\S+)$/.exec(request.headers.get("x-api-key") ?? "");
-  if (!m) throw new ToolsearchError("unauthorized", DENIED);
-  const { found, id } = await lookup(apiKeys, m[1]!);
+  const bearer = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "");
+  const xApiKey = request.headers.get("x-api-key");
+  const m = bearer ?? /^(\S+)$/.exec(xApiKey ?? "");
+  const denied = !bearer && xApiKey !== null ? DENIED_X_API_KEY : DENIED;
+  if (!m) throw new ToolsearchError("unauthorized", denied);
+  const { found, id } = await lookup(apiKeys, m[1]!, denied);
   const asserted = request.headers.get(USER_HEADER);
   if (asserted === null) return { tenant: found.tenant, user: found.user, key: id };
   if (!found.assertsUser)
@@ -124,10 +129,11 @@ export async function authenticate(request: Request, apiKeys: string | undefined
  * of p's tenant that is p's own (its user), or that may name users (`assertsUser`, or no user of its
  * own: the end-user ids a surface carries). 401 for no key; 403 for another principal's key.
  */
-export async function keyActingAs(key: string, p: Principal, apiKeys: string | undefined): Promise<Caller> {
+export async function keyActingAs(key: string, p: Principal, apiKeys: string | undefined, userless = false): Promise<Caller> {
   const { found, id } = await lookup(apiKeys, key);
   const names = found.assertsUser || found.user === "";
-  if (found.tenant !== p.tenant || (!names && found.user !== p.user) || !p.user)
+  // `userless`: the principal may be a tenant's own (an approval of a key that names no user)
+  if (found.tenant !== p.tenant || (!names && found.user !== p.user) || (!p.user && !userless))
     throw new ToolsearchError("forbidden", `this API key is not one of ${p.tenant}/${p.user}: the link was made for another account`);
   return { tenant: p.tenant, user: p.user, key: id };
 }

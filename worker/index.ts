@@ -7,7 +7,8 @@
 // ToolsearchError (a route may render it in its protocol's shape: JSON-RPC on /mcp; a 401 only if
 // the route says it renders those too, as the Messages API does; every 401 keeps WWW-Authenticate); a Durable
 // Object that failed or was reset is a 503 to retry; anything else is a 500 whose details stay in
-// the logs. The daily cron prunes D1's audit rows past retention (retention.ts).
+// the logs. A bad setting (settings.ts) is a 503 config_invalid on every route, /healthz included,
+// naming the setting to a caller with a valid key. The daily cron prunes D1's audit rows past retention (retention.ts).
 
 import { authenticate } from "./auth.ts";
 import { RateLimited, ToolsearchError } from "./core/errors.ts";
@@ -22,6 +23,7 @@ import { callRoutes } from "./routes/calls.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { chatRoutes } from "./routes/chat.ts";
 import { codeRoutes } from "./routes/code.ts";
+import { approvalRoutes } from "./routes/approvals.ts";
 import { connectRoutes } from "./routes/connect.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -47,6 +49,7 @@ const routes: Route[] = [
   ...mcpRoutes,
   ...connectionRoutes,
   ...connectRoutes,
+  ...approvalRoutes,
 ];
 
 /** Paths behind API keys: the REST and chat API, and the MCP gateway. */
@@ -80,7 +83,7 @@ function decodeParams(params: Record<string, string>): Record<string, string> {
 function toError(e: unknown, where: string): ToolsearchError {
   if (e instanceof ToolsearchError) {
     // a 500 is the deployment's fault (a setting, a secret): the log says which, not only the status
-    if (e.status === 500) console.error(`${where}: ${e.code}: ${e.message}`);
+    if (e.status === 500 || e.code === "config_invalid") console.error(`${where}: ${e.code}: ${e.message}`);
     return e;
   }
   console.error("unhandled error", e);
@@ -90,6 +93,21 @@ function toError(e: unknown, where: string): ToolsearchError {
     return new ToolsearchError("unavailable", "session storage failed during the request; nothing was half-written, retry");
   }
   return new ToolsearchError("internal", "internal error");
+}
+
+/** A bad setting's message names the deployment's tenants and servers: only a caller with a valid key reads it. */
+async function forCaller(err: ToolsearchError, request: Request, env: Env): Promise<ToolsearchError> {
+  if (err.code !== "config_invalid") return err;
+  const keyed = await authenticate(request, env.API_KEYS).then(
+    () => true,
+    () => false,
+  );
+  return keyed
+    ? err
+    : new ToolsearchError(
+        "config_invalid",
+        "the deployment's settings are invalid: no request is served until they are fixed (the Worker's log, or this request with an API key, names the setting)",
+      );
 }
 
 export default {
@@ -132,7 +150,7 @@ export default {
       };
       response = await found.route.handler(c);
     } catch (e) {
-      const err = toError(e, `${request.method} ${url.pathname.slice(0, 200)}`);
+      const err = await forCaller(toError(e, `${request.method} ${url.pathname.slice(0, 200)}`), request, env);
       const route = found && found !== "wrong-method" ? found.route : undefined;
       const render = err.status !== 401 || route?.rendersAuth ? route?.onError : undefined;
       response = render?.(err) ?? json(err.toJSON(), err.status);

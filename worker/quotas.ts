@@ -8,7 +8,7 @@
 // requests and 1,900 sessions a minute on one key): they stop floods, not work.
 
 import { z } from "zod";
-import { ToolsearchError } from "./core/errors.ts";
+import { parseVar } from "./config/check.ts";
 
 const limit = z.number().int().min(0);
 
@@ -42,15 +42,9 @@ export interface Quotas {
   readonly overridden: readonly string[];
 }
 
-/** QUOTAS as configured (absent: the defaults); a bad value is a config error naming the field. */
+/** QUOTAS as configured (absent: the defaults); a bad value or unknown key is a config_invalid error naming it (config/check.ts). */
 export function parseQuotas(raw: unknown): Quotas {
-  const parsed = QuotasVar.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = ["QUOTAS", ...issue.path].join(".");
-    throw new ToolsearchError("internal", `${where}: ${issue.message} (integers >= 0; 0 means no limit)`);
-  }
-  const { tenants = {}, ...base } = parsed.data;
+  const { tenants = {}, ...base } = parseVar("QUOTAS", QuotasVar, raw, " (integers >= 0; 0 means no limit)");
   const deployment = { ...DEFAULT_QUOTAS, ...base };
   const cache = new Map<string, TenantQuotas>();
   return {

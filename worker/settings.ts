@@ -1,13 +1,18 @@
 // Deployment settings from the Worker's vars (wrangler.toml): the pinned catalog, session TTL, the
 // defer and access policy, the agent endpoint's upstreams (OPENAI_API_KEY and ANTHROPIC_API_KEY are
 // secrets), edge execution (SERVERS, result cap, audit arguments, edge-call rounds, connect links'
-// lifetime), code mode's limits (CODE_*), quotas (QUOTAS: quotas.ts), and the perimeter: the deployment's hostnames and the browser origins /v1 and /mcp allow. Parsed once per isolate; a bad value is a clear 500-class config error,
-// except SERVERS: a malformed SERVERS breaks only what needs it (edge execution, /mcp) and is
-// reported by configReport (the log, GET /healthz).
+// lifetime), code mode's limits (CODE_*), quotas (QUOTAS: quotas.ts), and the perimeter: the
+// deployment's hostnames and the browser origins /v1 and /mcp allow. Checked whole once per isolate
+// (its first request is its start): POLICY, QUOTAS and SERVERS' keys each by one strict schema
+// (config/), so a misspelled key is named, not ignored. Any bad setting is a config_invalid error
+// (503) for every request until it is fixed, except a malformed SERVERS value, which breaks only
+// what needs it (edge execution, /mcp) and is reported by configReport (the log, GET /healthz).
 
 import { ToolsearchError } from "./core/errors.ts";
-import { LISTING_FORMS } from "./core/listing.ts";
-import { DEFAULT_POLICY, type PolicyConfig } from "./core/policy.ts";
+import type { PolicyConfig } from "./core/policy.ts";
+import { configInvalid } from "./config/check.ts";
+import { readPolicy } from "./config/policy.ts";
+import { checkServerKeys } from "./config/servers.ts";
 import { parseServers, type Servers } from "./core/servers.ts";
 import type { Catalog } from "./core/catalog.ts";
 import type { UpstreamConfig } from "./chat/model-client.ts";
@@ -38,6 +43,8 @@ export interface Settings {
   quotas: Quotas;
   /** how long a connect link (per-user OAuth servers) stays valid, unused */
   connectLinkTtlMs: number;
+  /** how long a request for a yes stays open (APPROVAL_TTL_SECONDS) */
+  approvalTtlMs: number;
   /** code mode: a program's limits (CODE_*: worker/code/) */
   code: CodeLimits;
   /** a Worker secret by name (`${NAME}` in a SERVERS header); undefined when it is not set */
@@ -46,6 +53,8 @@ export interface Settings {
 
 export interface CodeLimits {
   steps: number;
+  /** ms of interpreter time a run may take (CODE_CPU_MS; see code/sandbox.ts) */
+  cpuMs: number;
   memoryBytes: number;
   wallMs: number;
   maxCalls: number;
@@ -55,8 +64,7 @@ export interface CodeLimits {
 function positive(env: Env, name: keyof Env, fallback: number, min = 1): number {
   const raw = env[name];
   const n = raw === undefined || raw === "" ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < min)
-    throw new ToolsearchError("internal", `${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
+  if (!Number.isInteger(n) || n < min) throw configInvalid(`${String(name)} must be an integer >= ${min}, got "${String(raw)}"`);
   return n;
 }
 
@@ -74,7 +82,7 @@ function allowedOrigins(raw: string): ReadonlySet<string> | "*" {
     } catch {
       // not a URL: reported below
     }
-    if (!ok) throw new ToolsearchError("internal", `MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+    if (!ok) throw configInvalid(`MCP_ALLOWED_ORIGINS: ${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
   }
   return new Set(list);
 }
@@ -86,43 +94,33 @@ function allowedHosts(raw: string): ReadonlySet<string> {
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
   const bad = list.find((h) => !/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(h));
-  if (bad !== undefined)
-    throw new ToolsearchError("internal", `ALLOWED_HOSTS: ${JSON.stringify(bad)} is not a hostname (no scheme or port)`);
+  if (bad !== undefined) throw configInvalid(`ALLOWED_HOSTS: ${JSON.stringify(bad)} is not a hostname (no scheme or port)`);
   return new Set(list);
 }
 
-let cached: { env: Env; settings: Settings } | undefined;
+let cached: { env: Env; settings: Settings } | { env: Env; error: ToolsearchError } | undefined;
 
+/** The settings, checked whole; a bad one throws config_invalid on every call (the same error, parsed once). */
 export function settings(env: Env): Settings {
-  if (cached?.env === env) return cached.settings;
+  if (cached?.env === env) {
+    if ("error" in cached) throw cached.error;
+    return cached.settings;
+  }
+  try {
+    const s = readSettings(env);
+    cached = { env, settings: s };
+    return s;
+  } catch (e) {
+    if (e instanceof ToolsearchError && e.code === "config_invalid") cached = { env, error: e };
+    throw e;
+  }
+}
+
+function readSettings(env: Env): Settings {
   const ttl = Number(env.SESSION_TTL_SECONDS ?? 604800);
   if (!Number.isFinite(ttl) || ttl <= 0)
-    throw new ToolsearchError("internal", `SESSION_TTL_SECONDS must be a positive number, got "${env.SESSION_TTL_SECONDS}"`);
-  const p = (env.POLICY ?? {}) as Partial<PolicyConfig>;
-  const policy: PolicyConfig = {
-    threshold: p.threshold ?? DEFAULT_POLICY.threshold,
-    unknownModel: { ...DEFAULT_POLICY.unknownModel, ...p.unknownModel },
-    models: { ...p.models },
-    profiles: { default: {}, ...p.profiles },
-    listingBudget: p.listingBudget ?? DEFAULT_POLICY.listingBudget,
-    access: p.access,
-    defaultModel: p.defaultModel ?? DEFAULT_POLICY.defaultModel,
-  };
-  if (typeof policy.listingBudget !== "number" || !(policy.listingBudget >= 0 && policy.listingBudget <= 1)) {
-    throw new ToolsearchError(
-      "internal",
-      `POLICY.listingBudget must be a share of the context window from 0 to 1, got ${JSON.stringify(policy.listingBudget)}`,
-    );
-  }
-  for (const [name, profile] of Object.entries(policy.profiles)) {
-    const form = profile.listing;
-    if (form !== undefined && form !== "auto" && !(LISTING_FORMS as readonly string[]).includes(form)) {
-      throw new ToolsearchError(
-        "internal",
-        `POLICY.profiles.${name}.listing must be "auto" or one of ${LISTING_FORMS.join(", ")}, got ${JSON.stringify(form)}`,
-      );
-    }
-  }
+    throw configInvalid(`SESSION_TTL_SECONDS must be a positive number, got "${env.SESSION_TTL_SECONDS}"`);
+  const policy: PolicyConfig = readPolicy(env.POLICY);
   const upstream: UpstreamConfig = {
     baseURL: String(env.OPENAI_BASE_URL ?? "https://api.openai.com/v1"),
     apiKey: String(env.OPENAI_API_KEY ?? ""),
@@ -134,8 +132,7 @@ export function settings(env: Env): Settings {
     ? { ...upstream, baseURL: anthropicURL, apiKey: String(Reflect.get(env, "ANTHROPIC_API_KEY") ?? "") }
     : null;
   const audit = String(env.AUDIT_ARGUMENTS ?? "digest");
-  if (audit !== "digest" && audit !== "store")
-    throw new ToolsearchError("internal", `AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
+  if (audit !== "digest" && audit !== "store") throw configInvalid(`AUDIT_ARGUMENTS must be "digest" or "store", got "${audit}"`);
   const s: Settings = {
     catalogFile: String(env.CATALOG),
     ttlMs: ttl * 1000,
@@ -150,8 +147,10 @@ export function settings(env: Env): Settings {
     mcpAllowedOrigins: allowedOrigins(String(env.MCP_ALLOWED_ORIGINS ?? "")),
     allowedHosts: allowedHosts(String(env.ALLOWED_HOSTS ?? "")),
     connectLinkTtlMs: positive(env, "CONNECT_LINK_TTL_SECONDS", 600) * 1000,
+    approvalTtlMs: positive(env, "APPROVAL_TTL_SECONDS", 600) * 1000,
     code: {
       steps: positive(env, "CODE_CPU_STEPS", 10_000),
+      cpuMs: positive(env, "CODE_CPU_MS", 1000),
       memoryBytes: positive(env, "CODE_MEMORY_MB", 16, 2) * 1024 * 1024,
       wallMs: positive(env, "CODE_WALL_MS", 30_000, 100),
       maxCalls: positive(env, "CODE_MAX_CALLS", 200),
@@ -163,11 +162,11 @@ export function settings(env: Env): Settings {
       return typeof value === "string" && value ? value : undefined;
     },
   };
-  cached = { env, settings: s };
   return s;
 }
 
 function readServers(raw: unknown): { servers: Servers; serversProblem: string | null } {
+  checkServerKeys(raw);
   try {
     return { servers: parseServers(raw), serversProblem: null };
   } catch (e) {

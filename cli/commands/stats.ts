@@ -1,5 +1,5 @@
 // catalog stats: tools per server and the token bill, full injection vs. the deferred prompt in
-// every listing form, and the form `auto` picks for a context window.
+// every listing form, the form `auto` picks for a context window, and code mode's declarations.
 
 import { defineCommand } from "citty";
 import { catalogLabel } from "../../worker/core/catalog.ts";
@@ -17,7 +17,7 @@ export default defineCommand({
     description:
       "Tools per server (with the one-line summary the servers listing shows), tokens for full injection (every schema in OpenAI tools form) " +
       "vs. the deferred prompt (listing section + toolSearch + core tools) in each listing form (names, grouped, servers, none), the form " +
-      "auto picks for a context window, and the 10 largest tools. --json: tokens.deferred is the auto form's prompt, tokens.forms every form's. " +
+      "auto picks for a context window, every tool as TypeScript declarations (code mode), and the 10 largest tools. --json: tokens.deferred is the auto form's prompt, tokens.forms every form's. " +
       "--html writes the same as one self-contained page.",
   },
   args: {
@@ -52,6 +52,12 @@ export default defineCommand({
     out();
     const pct = (n: number) => `${((n / s.tokens.full) * 100).toFixed(2)}% of full`;
     out(`  full injection        ${String(s.tokens.full).padStart(9)} tokens  (the sum of each tool's stored count, as GET /v1/catalog)`);
+    const decl = s.tokens.declarations;
+    out(
+      decl === null
+        ? "  as declarations       (not counted: the catalog was built before code mode; rebuild it)"
+        : `  as declarations       ${String(decl).padStart(9)} tokens  (every tool as a TypeScript declaration, code mode; ${(decl / s.tokens.full).toFixed(2)}x full)`,
+    );
     out(`  deferrable tools      ${String(s.tokens.deferrable).padStart(9)} tokens  (all but alwaysLoad: what a session's reason weighs)`);
     out(`  deferred prompt, by listing form (section + toolSearch + ${s.tokens.coreTools} core tools):`);
     for (const f of LISTING_FORMS) {

@@ -14,11 +14,9 @@ import {
   type CatalogTool,
   type JsonObject,
 } from "../../worker/core/catalog.ts";
-import { canonicalJson } from "../../worker/core/canonical.ts";
 import { ToolsearchError } from "../../worker/core/errors.ts";
 import { assignExposedNames, cmp } from "../../worker/core/names.ts";
-import { LISTING_ID, nameLine } from "../../worker/core/listing.ts";
-import { openaiTool, toolDefinition } from "../../worker/core/prompt.ts";
+import { LISTING_ID } from "../../worker/core/listing.ts";
 import { INDEX_CONFIG } from "../../worker/core/search-text.ts";
 import { buildIndex } from "../../worker/core/tool-index.ts";
 import type { BuildConfig, ServerSpec } from "./config.ts";
@@ -28,7 +26,7 @@ import { mapBounded, snapshotLive, type ServerSnapshot } from "./snapshot.ts";
 import { countListing } from "./listing-counts.ts";
 import { freshness, nameSome, readSearchText, toolKey } from "./search-text-file.ts";
 import { serverSummaries } from "./summaries.ts";
-import { tokenCounter } from "./tokens.ts";
+import { tokenCounter, toolTokens } from "./tokens.ts";
 
 export interface ServerReport {
   source: string;
@@ -200,7 +198,7 @@ export async function buildCatalog(config: BuildConfig, opts: BuildOptions = {})
   const counted = countListing(
     named.map((t) => ({
       ...t,
-      tokens: { definition: count(canonicalJson(openaiTool(toolDefinition(t)))), name: count(nameLine(t.name)) },
+      tokens: toolTokens(t, count),
     })),
     servers.map((s) => ({ ...s, summary: summaries.get(s.name)! })),
     count,

@@ -3,17 +3,17 @@
 // in each listing form, the form `auto` picks for a context window, plus tools per server and the
 // largest tools. Totals and sections are the catalog's stored counts summed by the functions the
 // Worker uses (core/summary.ts), so `catalog stats`, GET /v1/catalog, the page and a session's
-// reason show the same numbers; another encoding recounts the same pieces first (recount).
+// reason show the same numbers; another encoding recounts the same pieces first (recount). Beside
+// the JSON schemas' total, the same tools as TypeScript declarations (code mode).
 
 import type { Catalog, Encoding } from "../../worker/core/catalog.ts";
 import { chooseListing } from "../../worker/core/listing-choice.ts";
-import { canonicalJson } from "../../worker/core/canonical.ts";
-import { LISTING_FORMS, nameLine, type ListingForm } from "../../worker/core/listing.ts";
+import { LISTING_FORMS, type ListingForm } from "../../worker/core/listing.ts";
 import { DEFAULT_POLICY } from "../../worker/core/policy.ts";
 import { openaiTool, promptTools, toolDefinition, toolsBytes } from "../../worker/core/prompt.ts";
 import { catalogTotals } from "../../worker/core/summary.ts";
 import { countListing } from "./listing-counts.ts";
-import { tokenCounter, type TokenCounter } from "./tokens.ts";
+import { tokenCounter, toolTokens, type TokenCounter } from "./tokens.ts";
 
 export interface CatalogStats {
   name: string;
@@ -38,6 +38,8 @@ export interface CatalogStats {
     /** the names section per deferred tool */
     perDeferredTool: number;
     coreTools: number;
+    /** every tool as a TypeScript declaration, code mode's form of `full` (core/summary.ts); null if the catalog has no such counts */
+    declarations: number | null;
   };
   largest: Array<{ name: string; tokens: number }>;
 }
@@ -91,6 +93,7 @@ export async function catalogStats(catalog: Catalog, opts: StatsOptions = {}): P
       auto: { window, budget, form: choice.form, reason: choice.reason },
       perDeferredTool: deferred.length ? sections.names / deferred.length : 0,
       coreTools: core.length,
+      declarations: totals.declarations,
     },
     largest: [...counted.tools]
       .sort((a, b) => b.tokens.definition - a.tokens.definition || (a.name < b.name ? -1 : 1))
@@ -103,7 +106,7 @@ export async function catalogStats(catalog: Catalog, opts: StatsOptions = {}): P
 function recount(catalog: Catalog, count: TokenCounter): Pick<Catalog, "tools" | "listing"> {
   const tools = catalog.tools.map((t) => ({
     ...t,
-    tokens: { definition: count(canonicalJson(openaiTool(toolDefinition(t)))), name: count(nameLine(t.name)) },
+    tokens: toolTokens(t, count),
   }));
   const { tools: counted, listing } = countListing(tools, catalog.servers, count);
   return { tools: counted, listing };

@@ -7,7 +7,13 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../cli/lib/config.ts";
 import { publishCatalog } from "../../cli/lib/publish.ts";
+import { catalogStats } from "../../cli/lib/stats.ts";
+import { tokenCounter } from "../../cli/lib/tokens.ts";
+import { catalogHash, serializeCatalog, type Catalog } from "../../worker/core/catalog.ts";
+import { toolDeclaration } from "../../worker/core/declarations.ts";
 import { ROOT, tempDir } from "./helpers.ts";
+
+const DEMO = "catalogs/demo@1.1.2.2aa18af8f41d.json";
 
 const run = async (cwd: string, ...args: string[]) => {
   try {
@@ -171,6 +177,36 @@ describe("catalog verify / stats / diff", () => {
     expect(text.stdout).toContain('auto: listing "names":');
   });
 
+  it("stats counts every tool as a TypeScript declaration beside its JSON schema, as declarations.ts renders it", async () => {
+    const catalog = JSON.parse(await readFile(v1!, "utf8")) as Catalog;
+    const count = await tokenCounter("o200k_base");
+    const perTool = catalog.tools.map((t) => count(toolDeclaration(t)));
+    expect(catalog.tools.map((t) => t.tokens.declaration)).toEqual(perTool);
+    const sum = perTool.reduce((a, b) => a + b, 0);
+    const s = JSON.parse((await run(dir, "stats", v1!, "--json")).stdout);
+    expect(s.tokens.declarations).toBe(sum);
+    expect(s.tokens.declarations).toBeGreaterThan(0);
+    expect(s.tokens.full).toBe(catalog.tools.reduce((a, t) => a + t.tokens.definition, 0));
+    const text = (await run(dir, "stats", v1!)).stdout;
+    expect(text).toMatch(
+      new RegExp(`\\n {2}full injection +${s.tokens.full} tokens .*\\n {2}as declarations +${sum} tokens +\\(every tool`),
+    );
+    // another encoding recounts the declarations too
+    const cl100k = await tokenCounter("cl100k_base");
+    const recounted = await catalogStats(catalog, { encoding: "cl100k_base" });
+    expect(recounted.tokens.declarations).toBe(catalog.tools.reduce((a, t) => a + cl100k(toolDeclaration(t)), 0));
+    // a v2 file built before code mode (no declaration counts) still reads, and says so
+    const before = catalog.tools.map(({ tokens: { declaration: _d, ...tokens }, ...t }) => ({ ...t, tokens }));
+    const old = { ...catalog, tools: before, hash: await catalogHash({ ...catalog, tools: before }) };
+    const oldFile = join(dir, "before-code-mode.json");
+    await writeFile(oldFile, serializeCatalog(old));
+    expect((await run(dir, "verify", oldFile)).code).toBe(0);
+    expect(JSON.parse((await run(dir, "stats", oldFile, "--json")).stdout).tokens.declarations).toBeNull();
+    expect((await run(dir, "stats", oldFile)).stdout).toContain(
+      "as declarations       (not counted: the catalog was built before code mode",
+    );
+  });
+
   it("verify, stats and diff name an old catalog format and exit 1", async () => {
     const old = join(ROOT, "test/fixtures/catalog-v1/shop@1.0.0.abbdda6763df.json");
     for (const cmd of [
@@ -233,10 +269,39 @@ describe("catalog --help", () => {
 
   it("an unknown command or missing argument is one clear error", async () => {
     const a = await run(ROOT, "frobnicate");
-    expect(a.code).toBe(1);
-    expect(a.stderr).toContain("Unknown command");
+    expect(a.code).toBe(2);
+    expect(a.stderr.trim()).toBe(
+      "catalog: unknown command frobnicate; the commands: build, verify, stats, diff, search, eval, enrich (see catalog --help)",
+    );
     const b = await run(ROOT, "verify");
     expect(b.code).toBe(1);
     expect(b.stderr).toContain("Missing required positional argument: CATALOG");
+  });
+
+  it("a misspelled command exits 2 with the closest command, and points at catalog --help, not at the misspelling", async () => {
+    const r = await run(ROOT, "serch", DEMO, "issue");
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe("catalog: unknown command serch; did you mean search? (see catalog --help)");
+    expect(r.stderr).not.toMatch(/catalog serch --help/);
+  });
+
+  it.each([
+    ["search", [DEMO, "create issue", "--limt", "2"], "--limt", "--limit"],
+    ["stats", [DEMO, "--windw", "32000"], "--windw", "--window"],
+    ["build", ["--if-mising"], "--if-mising", "--if-missing"],
+  ])("catalog %s with a misspelled flag exits 2 naming the closest flag, and runs nothing", async (cmd, args, typo, flag) => {
+    const r = await run(ROOT, cmd, ...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe(`catalog: unknown flag ${typo} for catalog ${cmd}; did you mean ${flag}? (see catalog ${cmd} --help)`);
+  });
+
+  it("the real flags, their aliases and --no- forms still run", async () => {
+    const r = await run(ROOT, "search", DEMO, "create issue", "--limit", "2", "--json");
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).results).toHaveLength(2);
+    const s = await run(ROOT, "stats", DEMO, "--window=32000", "--no-json");
+    expect(s.code, s.stderr).toBe(0);
   });
 });

@@ -11,7 +11,7 @@ import { launchChromium } from "../fixtures/browser.ts";
 import { browser, control as fixtureControl, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
 import { sessionFiles } from "../fixtures/session-objects.ts";
 import { freePort, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
-import { tempDir } from "./helpers.ts";
+import { describeInBrowser, tempDir } from "./helpers.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEYS = {
@@ -29,7 +29,7 @@ const K2 = "connect-test-encryption-key-two-0123456789";
 
 const launched = await launchChromium();
 const chromium = typeof launched === "string" ? null : launched;
-if (typeof launched === "string") console.warn(`SKIPPED: the cross-site connect in Chromium: ${launched}`);
+const describeBrowser = describeInBrowser(launched, "the cross-site connect in Chromium");
 
 let up: OAuthServers;
 let dev: DevServer;
@@ -161,7 +161,7 @@ describe("a link alone connects nothing", () => {
   });
 });
 
-describe.skipIf(!chromium)("another site, in the victim's Chromium", () => {
+describeBrowser("another site, in the victim's Chromium", () => {
   it("cannot make Carol complete Mallory's link: not by sending her to it, not by posting its form, not by framing it", async () => {
     const link = await linkFor("mallory");
     const context = await chromium!.newContext();

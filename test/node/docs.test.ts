@@ -1,16 +1,20 @@
 // Every `sh` block in README.md and docs/*.md runs as written, against a started Worker: wrangler dev
 // (test/fixtures/wrangler-dev.ts) on a free port with the demo catalog and the development key of
 // .dev.vars.example, its upstream model the scripted one (test/fixtures/scripted-llm.ts, standing in
-// for a model account), the key the blocks read with `node cli/dev-vars.ts key` from a .dev.vars of
-// its own (TOOLSEARCH_DEV_VARS), and SERVERS naming server-everything (the demo catalog's `everything`) on a
+// for a model account), the key the blocks read with `npm run -s key` from a .dev.vars of its own
+// (TOOLSEARCH_DEV_VARS), and SERVERS naming server-everything (the demo catalog's `everything`) on a
 // free port, as the edge walkthrough's first block starts it. The one substitution: the documented
 // address `localhost:8787` or `127.0.0.1:8787` gets the started Worker's port. A block runs in bash
 // from the repo root with `-e -o pipefail` (a failing step fails the block, as a user would see it
-// stop), and a failure names its file and line. A block holding the comment line
-// `# not run by the docs test: <why>` is skipped, and listed with its reason.
+// stop), and a failure names its file and line. It runs on the Node a user already has: the
+// system's `node` first on PATH and no node_modules/.bin on it (vitest runs on the repository's
+// Node 22; a block that ran `node cli/x.ts` passed here and failed on a user's Node 20), so only
+// npm scripts and the package's bins reach Node 22. A block holding the comment line
+// `# not run by the docs test: <why>` is skipped, and listed with its reason. The README's model
+// blocks also run pasted (no -e) while the model fails: they print the Worker's message.
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { accessSync, constants, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything } from "../fixtures/edge-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
@@ -75,12 +79,36 @@ function brokenLinks(file: string): string[] {
   return broken;
 }
 
-function run(text: string, port: number, devVars: string): Promise<{ code: number | null; out: string }> {
+/** A user's PATH: the system's `node` (the first one outside any node_modules) first, no node_modules/.bin. */
+function userPath(): { path: string; systemNode: string | null } {
+  const dirs = (process.env.PATH ?? "").split(delimiter).filter((d) => d && !d.includes("node_modules"));
+  const systemDir = dirs.find((d) => {
+    try {
+      accessSync(join(d, "node"), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (!systemDir) return { path: dirs.join(delimiter), systemNode: null };
+  return { path: [systemDir, ...dirs.filter((d) => d !== systemDir)].join(delimiter), systemNode: join(systemDir, "node") };
+}
+
+const USER = userPath();
+/** The environment of a user's terminal: no npm_* variables of the `npm test` that runs this file. */
+const userEnv = (devVars: string) => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== "NODE")),
+  PATH: USER.path,
+  TOOLSEARCH_DEV_VARS: devVars,
+});
+
+/** The block in bash; `pasted`: without -e, as a user's interactive shell runs what is pasted into it. */
+function run(text: string, port: number, devVars: string, pasted = false): Promise<{ code: number | null; out: string }> {
   const script = text.replace(/\b(localhost|127\.0\.0\.1):8787\b/g, `$1:${port}`);
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], {
+    const child = spawn("bash", [...(pasted ? [] : ["-e"]), "-o", "pipefail", "-c", script], {
       cwd: ROOT,
-      env: { ...process.env, TOOLSEARCH_DEV_VARS: devVars },
+      env: userEnv(devVars),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -123,6 +151,16 @@ describe("the docs' shell blocks", () => {
     for (const b of blocks) if (/not run by the docs test/.test(b.text)) expect(b.skip, b.where).toMatch(/\S{3}/);
   });
 
+  it("run on the system's node, not the repository's: `node` outside node_modules comes first", async () => {
+    const { code, out } = await run('command -v node; node -p "process.version"', 0, devVars);
+    expect(code, out).toBe(0);
+    const [where, version] = out.trim().split("\n");
+    expect(where).not.toMatch(/node_modules/);
+    if (USER.systemNode) expect(where).toBe(USER.systemNode);
+    // on this machine the system's node is older than the repository's: a block calling `node x.ts` fails
+    console.log(`docs blocks run on ${where} ${version}; the repository's node is ${process.version}`);
+  });
+
   it("link only to files and headings that exist", () => {
     expect(FILES.flatMap(brokenLinks)).toEqual([]);
   });
@@ -137,5 +175,33 @@ describe("the docs' shell blocks", () => {
       const { code, out } = await run(b.text, port, devVars);
       expect(code, `${b.where} failed (exit ${code}):\n${out.slice(-3000)}`).toBe(0);
     }, 250_000);
+  }
+});
+
+// A newcomer's first failure (issue 41): the chat block against a Worker whose model does not
+// answer printed `curl: (22) ... 502` and a TypeError, the Worker's message only in the saved file.
+describe("README's model walkthroughs, pasted when the model fails", () => {
+  const modelBlocks = blocks.filter(
+    (b) => b.where.startsWith("README.md:") && !b.skip && /\/v1\/(chat\/completions|responses|messages)\b/.test(b.text),
+  );
+
+  it("are the chat, Responses and Messages blocks", () => {
+    expect(modelBlocks.map((b) => /\/v1\/(chat\/completions|responses|messages)\b/.exec(b.text)![1])).toEqual([
+      "chat/completions",
+      "responses",
+      "messages",
+    ]);
+  });
+
+  for (const b of modelBlocks) {
+    it(`${b.where} prints the Worker's message, not a TypeError`, async () => {
+      llm.reset();
+      llm.fail({ status: 503 }, { status: 503 }, { status: 503 }); // every try of the first request
+      const { out } = await run(b.text, Number(new URL(dev.url).port), devVars, true);
+      llm.reset();
+      expect(out).toMatch(/returned error: 502/); // curl's line
+      expect(out).toMatch(/^upstream answered 503 \(tried 3 times\)/m); // and the Worker's, from the saved answer
+      expect(out).not.toMatch(/TypeError|Cannot read properties/);
+    }, 120_000);
   }
 });

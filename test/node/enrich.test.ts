@@ -25,7 +25,8 @@ async function project(): Promise<string> {
 }
 
 const env = { ...process.env, OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: "", OPENAI_MODEL: "" };
-const run = async (cwd: string, ...args: string[]) => {
+const run = (cwd: string, ...args: string[]) => runIn(env, cwd, ...args);
+const runIn = async (env: NodeJS.ProcessEnv, cwd: string, ...args: string[]) => {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, "cli/index.ts"), ...args], { cwd, env });
     return { code: 0, stdout, stderr };
@@ -165,6 +166,11 @@ describe("catalog enrich", () => {
   it("says what is missing in one line: no model, no key, no searchText in the config", async () => {
     const d = await project();
     expect((await run(d, "enrich", "--base-url", llm.url)).stderr).toBe("catalog: no model: pass --model or set OPENAI_MODEL\n");
+    const asks = llm.requests.length;
+    const keyless = await runIn({ ...env, OPENAI_API_KEY: "" }, d, ...model());
+    expect(keyless.stderr).toBe("catalog: no API key: set OPENAI_API_KEY (or pass --api-key)\n");
+    expect(keyless.code).not.toBe(0);
+    expect(llm.requests.length).toBe(asks); // refused before the model is asked
     await writeFile(
       join(d, "toolsearch.config.json"),
       JSON.stringify({ name: "shop", version: "1.0.0", mcpServers: { shop: { tools: "tools.json" } } }),

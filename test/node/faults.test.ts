@@ -2,10 +2,12 @@
 // server-everything killed and restarted mid-run (old sessions recover on their next call, each
 // audited "reconnected"; while it is down the error says the connection failed); a server that
 // keeps no MCP sessions (the fixture in stateless mode, as MCP 2026-07-28 servers); a SERVERS
-// header naming a secret that is not set (audited config_error, nothing sent); and the Worker
+// header naming a secret that is not set (audited config_error; a listener in that server's place
+// hears no request); and the Worker
 // killed while calls run on a slow server (after the restart every call the server saw has its
 // row, as `unknown`, in the session's audit and delivered to D1).
 import { writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_TOKEN, startEdgeServers, startEverything, type EdgeServers } from "../fixtures/edge-servers.ts";
@@ -22,12 +24,14 @@ let everythingPort: number;
 let dev: DevServer;
 let state: string;
 let envFile: string;
+// `legacy`'s URL: a listener that records every request, so "nothing is sent" is checked where it would arrive
+let unsent: { server: Server; url: string; heard: string[] };
 
 async function startWorker(): Promise<DevServer> {
   const SERVERS = JSON.stringify({
     everything: { url: everything.url, timeoutMs: 10_000 },
     // a header naming a secret this deployment does not have
-    legacy: { url: servers.legacy, headers: { authorization: "Bearer ${MISSING_TOKEN}" }, timeoutMs: 10_000 },
+    legacy: { url: unsent.url, headers: { authorization: "Bearer ${MISSING_TOKEN}" }, timeoutMs: 10_000 },
     fixture: { url: servers.fixture, headers: { authorization: "Bearer ${EDGE_TEST_TOKEN}" }, timeoutMs: 20_000 },
   });
   return startWranglerDev({
@@ -56,6 +60,14 @@ beforeAll(async () => {
     startEverything(everythingPort),
     tempDir("toolsearch-faults-"),
   ]);
+  const heard: string[] = [];
+  const listener = createServer((req, res) => {
+    heard.push(`${req.method} ${req.url}`);
+    res.writeHead(503).end();
+  });
+  const port = await freePort();
+  await new Promise<void>((r) => listener.listen(port, "127.0.0.1", r));
+  unsent = { server: listener, url: `http://127.0.0.1:${port}/mcp`, heard };
   envFile = join(state, ".env");
   await writeFile(envFile, `EDGE_TEST_TOKEN=${EDGE_TOKEN}\n`);
   dev = await startWorker();
@@ -65,6 +77,7 @@ afterAll(async () => {
   await dev?.stop();
   await everything?.stop();
   await servers?.stop();
+  unsent?.server.close();
 });
 
 describe("faults in wrangler dev", () => {
@@ -111,6 +124,9 @@ describe("faults in wrangler dev", () => {
       "SERVERS: legacy.headers.authorization uses the secret MISSING_TOKEN, which is not set (wrangler secret put MISSING_TOKEN)",
     );
     expect(await calls(id)).toEqual([["mcp__legacy__echo", "config_error", r.body.error.message]]);
+    // the listener in legacy's place hears a request sent to it, but none from the Worker
+    await fetch(unsent.url, { method: "POST" });
+    expect(unsent.heard).toEqual(["POST /mcp"]);
   });
 
   it("the Worker killed while calls run: after the restart each call the server saw has its row, as unknown, also in D1", async () => {

@@ -23,7 +23,7 @@ import {
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { launchChromium } from "../fixtures/browser.ts";
-import { tempDir } from "./helpers.ts";
+import { describeInBrowser, tempDir } from "./helpers.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEYS = { alice: "oauth-key-alice-0000000", bob: "oauth-key-bob-000000000", backend: "oauth-key-backend-000000" };
@@ -31,7 +31,7 @@ const LINK_TTL_S = 6;
 
 const launched = await launchChromium();
 const chromium = typeof launched === "string" ? null : launched;
-if (typeof launched === "string") console.warn(`SKIPPED: the page's connections panel: ${launched}`);
+const describeBrowser = describeInBrowser(launched, "the page's connections panel");
 
 let up: OAuthServers;
 let llm: ScriptedLLM;
@@ -265,7 +265,7 @@ describe("links that are refused", () => {
   });
 });
 
-describe.skipIf(!chromium)("the page", () => {
+describeBrowser("the page", () => {
   it("shows the key's own connections; Disconnect forgets one", async () => {
     const page = await chromium!.newPage();
     await page.goto(`${dev.url}/`);

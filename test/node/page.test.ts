@@ -2,22 +2,22 @@
 // `wrangler dev` (demo catalog, real Durable Objects, the scripted upstream model for one chat,
 // server-everything over Streamable HTTP as the catalog's `everything` server for edge calls),
 // with the development key a user pastes. Each case checks what a person would look at, against
-// the numbers the /v1 API gives for the same thing. Without a browser the cases skip and say why.
+// the numbers the /v1 API gives for the same thing. Without a browser the cases skip and say why (under CI=true they fail).
 import OpenAI from "openai";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { canonicalJson } from "../../worker/core/canonical.ts";
 import { launchChromium } from "../fixtures/browser.ts";
 import { startEverything } from "../fixtures/edge-servers.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import { DEV_API_KEY, DEV_AUTH, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
-import { tempDir } from "./helpers.ts";
+import { describeInBrowser, tempDir } from "./helpers.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const launched = await launchChromium();
 const browser: Browser | null = typeof launched === "string" ? null : launched;
-if (typeof launched === "string") console.warn(`SKIPPED: the page's browser tests: ${launched}`);
+const describeBrowser = describeInBrowser(launched, "the page's browser tests");
 
 let dev: DevServer;
 let llm: ScriptedLLM;
@@ -53,7 +53,7 @@ async function signIn(p: Page, key = DEV_API_KEY): Promise<void> {
 
 const numbers = (texts: string[]) => texts.map((t) => Number(t));
 
-describe.skipIf(!browser)("the page in headless Chromium", () => {
+describeBrowser("the page in headless Chromium", () => {
   beforeAll(async () => {
     [llm, everything] = await Promise.all([startScriptedLLM(), startEverything()]);
     const SERVERS = JSON.stringify({ everything: { url: everything.url, timeoutMs: 10_000 } });
@@ -222,6 +222,47 @@ describe.skipIf(!browser)("the page in headless Chromium", () => {
       .evaluateAll((r) => r.map((e) => [e.getAttribute("data-tool"), e.children[2]!.textContent]));
     expect(rows.at(-1)).toEqual(["mcp__github__create_issue", "activated #1"]);
     expect(rows.map((r) => r[0])).toEqual(prompt.tools.map((t: Json) => t.function.name));
+  });
+
+  it("a code-mode run is on the session's timeline with its digest, outcome, ms and its calls grouped under it", async () => {
+    const s = await api("/v1/sessions", { model: "gpt-5", deferral: "on", code: "on" });
+    const ok = await api(`/v1/sessions/${s.id}/code`, {
+      code: 'const a = await tools.everything.echo({ message: "one" });\nconst b = await tools.everything["get-sum"]({ a: 2, b: 3 });\nreturn [a, b];',
+    });
+    expect(ok.calls.map((c: Json) => c.tool)).toEqual(["mcp__everything__echo", "mcp__everything__get-sum"]);
+    const bad = await api(`/v1/sessions/${s.id}/code`, {
+      code: 'await tools.everything.echo({ message: "two" });\nthrow new Error("stop");',
+    });
+    expect(bad.error.kind).toBe("thrown");
+    const runs = ((await api(`/v1/sessions/${s.id}/audit?type=run`)).events as Json[]).reverse(); // oldest first
+    expect(runs.map((r) => [r.run, r.outcome])).toEqual([
+      [ok.run, "ok"],
+      [bad.run, expect.not.stringMatching(/^ok$/)],
+    ]);
+    await page.goto(`${dev.url}/#session=${s.id}`);
+    await page.waitForSelector(`.timeline [data-run="${bad.run}"]`);
+    expect(await page.textContent("#timeline-heading")).toMatch(/, 2 runs$/);
+    const drawn = await page.locator(".run-list > li").evaluateAll((items) =>
+      items.map((li) => ({
+        run: li.getAttribute("data-run"),
+        outcome: li.getAttribute("data-outcome"),
+        ms: Number(li.getAttribute("data-duration-ms")),
+        digest: li.querySelector(".run-digest")!.textContent,
+        calls: [...li.querySelectorAll(".run-calls > li")].map((c) => [c.getAttribute("data-call"), c.getAttribute("data-outcome")]),
+      })),
+    );
+    for (const [i, r] of runs.entries()) {
+      const under = ((await api(`/v1/sessions/${s.id}/audit?run=${r.run}`)).events as Json[]).filter((e) => e.type === "call").reverse();
+      expect(drawn[i]).toEqual({
+        run: r.run,
+        outcome: r.outcome,
+        ms: r.durationMs,
+        digest: r.argsDigest.replace(/^sha256:/, "").slice(0, 12),
+        calls: under.map((e) => [e.tool, e.outcome]),
+      });
+    }
+    expect(drawn.map((d) => d.calls.length)).toEqual([2, 1]);
+    expect(await page.textContent(`[data-run="${ok.run}"]`)).toContain(`ok ${runs[0].durationMs} ms, 2 calls`);
   });
 
   it("a client-execution session whose tool the Worker ran through REST says so, not only `client`", async () => {

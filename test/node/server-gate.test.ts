@@ -10,7 +10,11 @@ import { serverGate, type LiveRules } from "../../worker/core/gate.ts";
 const tool = (server: string, name: string): CatalogTool => ({ name: `mcp__${server}__${name}`, server }) as CatalogTool;
 const TOOLS = [tool("docs", "read"), tool("docs", "delete"), tool("mail", "send")];
 const rules = (config: AccessConfig) => accessFor(config, "t");
-const live = (config: AccessConfig = {}, whitelists: Record<string, string[]> = {}): LiveRules => ({ access: rules(config), whitelists });
+const live = (config: AccessConfig = {}, whitelists: Record<string, string[]> = {}): LiveRules => ({
+  access: rules(config),
+  approval: { ask: [], remember: "call", source: "default" },
+  whitelists,
+});
 const session = (config: AccessConfig = {}, extra: { profile?: string; whitelist?: string[] } = {}) => ({
   access: rules(config),
   mcp: { servers: ["docs", "mail"] },

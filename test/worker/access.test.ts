@@ -108,7 +108,7 @@ describe("access rules", () => {
 
   it("a bad rule is a clear configuration error", async () => {
     const r = await callWith(edgeVars({ default: { deny: "mcp__x" } }), "POST", "/v1/sessions", { model: "gpt-4o", deferral: "on" });
-    expect(r.status).toBe(500);
-    expect(r.body.error.message).toBe("POLICY.access: default.deny must be a list of patterns");
+    expect(r.status).toBe(503);
+    expect(r.body.error).toEqual({ code: "config_invalid", message: "POLICY.access.default.deny: must be a list of patterns" });
   });
 });

@@ -1,13 +1,13 @@
 // Sessions kept apart and replays bounded (issue 30): derived chat sessions never span an app's
 // end users (M9: `user`, `safety_identifier`), and a previous_response_id chain past its byte bound
 // is a clear 413, not a 503 at the object's RPC limit (L1).
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ResponseObject } from "../../worker/responses/shapes.ts";
 import { newResponseId } from "../../worker/responses/shapes.ts";
 import { MAX_THREAD_BYTES } from "../../worker/session/response-store.ts";
-import { call, callWith, newSession, sessionObject } from "./helpers.ts";
+import { call, callWith, newSession, sessionObject, modelLane } from "./helpers.ts";
 
-const upstream = { OPENAI_BASE_URL: inject("upstreamUrl"), OPENAI_API_KEY: "test", UPSTREAM_MAX_RETRIES: "0" };
+const upstream = { OPENAI_BASE_URL: modelLane(), OPENAI_API_KEY: "test", UPSTREAM_MAX_RETRIES: "0" };
 
 describe("end users (M9)", () => {
   it("the same conversation from two end users of one app reaches two sessions; one user's steps stay in one", async () => {

@@ -6,11 +6,23 @@
 // the call it names: the call is aborted before its request is sent.
 import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { callTool, d1Rows, EDGE, edgeSession, fixture, OPEN_RULES, request, sessionObject, upstreamOf, type Json } from "./helpers.ts";
+import {
+  callTool,
+  d1Rows,
+  EDGE,
+  edgeSession,
+  fixture,
+  OPEN_RULES,
+  request,
+  sessionObject,
+  upstreamOf,
+  modelLane,
+  type Json,
+} from "./helpers.ts";
 
-const upstreamModel = inject("upstreamUrl");
+const upstreamModel = modelLane();
 
 /** Send `req` with a signal the test aborts once the fixture runs a slow call in `upstream`. */
 async function abortWhileRunning(req: Request, upstream: string | null, vars: Record<string, unknown> = {}): Promise<Response> {

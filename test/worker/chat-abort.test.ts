@@ -3,11 +3,11 @@
 // scripted model in Node (globalSetup); its /_control endpoints say what it saw.
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeEach, expect, inject, it } from "vitest";
+import { beforeEach, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { AUTH_A, BASE } from "./helpers.ts";
+import { AUTH_A, BASE, modelLane } from "./helpers.ts";
 
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const control = (what: string, body?: unknown) =>
   fetch(`${upstream.replace(/\/v1$/, "")}/_control/${what}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) }).then(
     (r) => r.json(),

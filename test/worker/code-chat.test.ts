@@ -4,10 +4,10 @@
 // loop of 10, and the model's next request holds only the program's summary, never the tools'
 // own results. Every call is audited under the run. The shared scripted model's records are read
 // by this test's own marker in the user's message.
-import { describe, expect, inject, it } from "vitest";
-import { callWith, EDGE, type Json } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { callWith, EDGE, modelLane, type Json } from "./helpers.ts";
 
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const vars = { ...EDGE, OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000" };
 
 const PROGRAM = `
@@ -18,7 +18,7 @@ const weather = await tools["mcp__everything__get-structured-content"]({ locatio
 return { echoed, total, conditions: typeof weather.conditions };`;
 
 const recorded = async (marker: string) =>
-  ((await (await fetch(`${new URL(upstream).origin}/_control/requests`)).json()) as Json[]).filter((r) =>
+  ((await (await fetch(`${upstream.replace(/\/v1$/, "")}/_control/requests`)).json()) as Json[]).filter((r) =>
     JSON.stringify(r.body.messages[0]).includes(marker),
   );
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { runInSandbox, type SandboxLimits } from "../../worker/code/sandbox.ts";
 
-const LIMITS: SandboxLimits = { steps: 2000, memoryBytes: 16 * 1024 * 1024, wallMs: 2000, logBytes: 4096 };
+const LIMITS: SandboxLimits = { steps: 2000, cpuMs: 500, memoryBytes: 16 * 1024 * 1024, wallMs: 2000, logBytes: 4096 };
 const none = async () => {
   throw new Error("no tools here");
 };
@@ -23,17 +23,21 @@ describe("sandbox", () => {
     expect(seen).toEqual(['everything.echo {"message":"x"}', 'mcp__everything__add {"a":1,"b":1}', 'mcp__everything__add {"a":2,"b":1}']);
   });
   it("syntax error, throw, loop, memory, pending", async () => {
-    const t0 = Date.now();
     for (const [code, kind] of [
       ["return (", "syntax"],
       ["\n\nthrow new Error('boom')", "thrown"],
       ["while (true) {}", "cpu"],
-      ["const a = []; while (true) a.push('x'.repeat(1000));", "memory"],
+      ["let s = [1]; while (true) s = s.concat(s);", "memory"],
+      // few polls, each a long native step: the interpreter-time bound ends it
+      ["const a = []; while (true) a.push('x'.repeat(1000));", "cpu"],
+      ["while (true) 'x'.repeat(1e6);", "cpu"],
       ["await new Promise(() => {})", "timeout"],
       ["await fetch('https://example.com')", "thrown"],
     ] as const) {
+      const started = Date.now();
       const r = await runInSandbox(code, none, LIMITS);
-      console.log(kind, JSON.stringify(r), Date.now() - t0);
+      // each ends within its limit and a margin for a loaded machine, never seconds past it
+      expect(Date.now() - started).toBeLessThan(kind === "timeout" ? LIMITS.wallMs + 5000 : 5000);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.error.kind).toBe(kind);
     }

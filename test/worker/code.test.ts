@@ -51,6 +51,35 @@ describe("a program", () => {
     expect((await audit(s.id)).filter((e) => e.run !== r.body.run).map((e) => e.type)).toEqual(["activation", "activation", "activation"]);
   });
 
+  it("the REST prompt lists runCode after toolSearch in a code-mode session, in both formats; without code mode it does not", async () => {
+    const s = await codeSession();
+    expect((s.prompt.tools as Json[]).map((t) => t.function.name)).toEqual(["toolSearch", "runCode"]);
+    const openai = await callWith(EDGE, "GET", `/v1/sessions/${s.id}/prompt`);
+    expect(openai.body.tools.map((t: Json) => t.function.name)).toEqual(["toolSearch", "runCode"]);
+    const runCode = openai.body.tools[1].function;
+    expect(runCode.description).toContain("tools.<server>.<tool>(args)");
+    expect(runCode.parameters.required).toEqual(["code"]);
+    const anthropic = await callWith(EDGE, "GET", `/v1/sessions/${s.id}/prompt?format=anthropic`);
+    expect(anthropic.body.tools.map((t: Json) => t.name)).toEqual(["toolSearch", "runCode"]);
+    // a loaded tool goes before runCode, as the chat surfaces send it
+    await callWith(EDGE, "POST", `/v1/sessions/${s.id}/tool-search`, { query: "select:mcp__everything__echo" });
+    const after = await callWith(EDGE, "GET", `/v1/sessions/${s.id}/prompt`);
+    expect(after.body.tools.map((t: Json) => t.function.name)).toEqual(["toolSearch", "mcp__everything__echo", "runCode"]);
+    expect(after.body.system).toBe(openai.body.system);
+    const plain = await edgeSession();
+    const without = await callWith(EDGE, "GET", `/v1/sessions/${plain.id}/prompt`);
+    expect(without.body.tools.map((t: Json) => t.function.name)).toEqual(["toolSearch"]);
+  });
+
+  it("/healthz says code mode can run here, and with what engine", async () => {
+    const r = await callWith(EDGE, "GET", "/healthz", undefined, {});
+    expect(r.status).toBe(200);
+    expect(r.body.code).toEqual({
+      available: true,
+      engine: expect.stringMatching(/^quickjs-emscripten 0\.32\.0 \(QuickJS in WebAssembly/),
+    });
+  });
+
   it("a session without code mode has no runs: 409", async () => {
     const s = await edgeSession();
     const r = await run(s.id, "return 1");

@@ -263,9 +263,19 @@ describe("secrets", () => {
 describe("bounded reads (M6)", () => {
   it("a 50 MB result is not read past the read limit (4 MiB here): the call fails saying so, and the session goes on", async () => {
     const s = await edgeSession();
+    const from = ((await fixture("stats")).huge as Json[]).length;
     const r = await callTool(s.id, "mcp__fixture__huge", { bytes: 50_000_000 });
     expect(r.status).toBe(502);
     expect(r.body.error.message).toMatch(/terminated at 4194304 bytes, the read limit/);
     expect((await callTool(s.id, "mcp__fixture__counter_get", {})).status).toBe(200);
+    // what the server's socket took (test/fixtures/huge-answer.ts): the limit plus the connection's buffers, not 50 MB
+    let seen: Json[] = [];
+    for (let i = 0; i < 50; i++, await new Promise((w) => setTimeout(w, 100))) {
+      seen = ((await fixture("stats")).huge as Json[]).slice(from).filter((a) => a.method === "tools/call");
+      if (seen.length && seen.every((a) => a.finished || a.cancelled)) break;
+    }
+    expect(seen.map((a) => [a.bytes, a.finished, a.cancelled])).toEqual([[50_000_000, false, true]]);
+    expect(seen[0].sent).toBeGreaterThan(4 * 1024 * 1024);
+    expect(seen[0].sent).toBeLessThan(32 * 1024 * 1024);
   });
 });

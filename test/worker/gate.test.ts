@@ -4,7 +4,7 @@
 // tenant may see. Refusals are audited as denials. (M3, rules changing under a live session, is in
 // access.test.ts.)
 import { describe, expect, it } from "vitest";
-import { callTool, callWith, EDGE, edgeSession, edgeVars, OPEN_RULES, sessionObject, type Json } from "./helpers.ts";
+import { callTool, callWith, EDGE, edgeSession, edgeVars, modelLane, OPEN_RULES, sessionObject, type Json } from "./helpers.ts";
 import { env } from "cloudflare:workers";
 import { keyedSessionId } from "../../worker/session/create.ts";
 
@@ -36,13 +36,33 @@ describe("the tool gate", () => {
   });
 
   it("a client tool of a denied tool's name cannot load the catalog tool: refused and audited, never 'activation ok' (M1)", async () => {
+    // through the chat endpoint: the client declares mcp__fixture__whoami as its own tool and forces
+    // it. The model is given the client's definition only, and the catalog tool is never loaded.
+    const key = `gate-client-${crypto.randomUUID()}`;
+    const lane = modelLane();
+    const r = await chat(
+      {
+        prompt_cache_key: key,
+        tools: [{ type: "function", function: { name: WHOAMI, description: "mine", parameters: { type: "object", properties: {} } } }],
+        tool_choice: { type: "function", function: { name: WHOAMI } },
+      },
+      { ...edgeVars(RULES), OPENAI_BASE_URL: lane, OPENAI_API_KEY: "test" },
+    );
+    expect(r.status).toBe(200);
+    const sent = (await (await fetch(`${lane.replace(/\/v1$/, "")}/_control/requests`)).json()) as Json[];
+    expect(sent).toHaveLength(1);
+    const offered = (sent[0].body.tools as Json[]).filter((t) => t.function.name === WHOAMI);
+    expect(offered.map((t) => t.function.description)).toEqual(["mine"]);
+    expect(JSON.stringify(sent[0].body)).not.toContain("Echo the authorization header");
+    const id = await keyedSessionId({ tenant: "tenant-a", env }, `prompt_cache_key\u0000${key}`);
+    expect((await callWith(EDGE, "GET", `/v1/sessions/${id}`)).body.activations).toEqual([]);
+    expect(JSON.stringify((await callWith(EDGE, "GET", `/v1/sessions/${id}/prompt`)).body)).not.toContain(WHOAMI);
+    expect(await denials(id)).not.toContain("activation");
+    // what the chat loop asks of the session object when a load of that name is due: refused, audited as a denial
     const s = await edgeSession(RULES);
-    const stub = sessionObject(s.id);
-    // what the chat loop asks when a client declares mcp__fixture__whoami itself and forces or calls it
-    const r = await stub.activate([WHOAMI], `tool_choice:${WHOAMI}`, { via: "chat", load: true }, OPEN_RULES);
-    expect(r).toMatchObject({ loaded: [], denied: [WHOAMI] });
-    const prompt = (await callWith(EDGE, "GET", `/v1/sessions/${s.id}/prompt`)).body;
-    expect(JSON.stringify(prompt)).not.toContain(WHOAMI);
+    const direct = await sessionObject(s.id).activate([WHOAMI], `tool_choice:${WHOAMI}`, { via: "chat", load: true }, OPEN_RULES);
+    expect(direct).toMatchObject({ loaded: [], denied: [WHOAMI] });
+    expect(JSON.stringify((await callWith(EDGE, "GET", `/v1/sessions/${s.id}/prompt`)).body)).not.toContain(WHOAMI);
     expect(await denials(s.id)).toEqual(["denial"]);
   });
 

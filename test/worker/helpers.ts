@@ -4,6 +4,7 @@
 // schema (worker/wire/answers.ts), so the types the page imports cannot drift from what routes answer.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { inject } from "vitest";
 import type { z } from "zod";
 import worker from "../../worker/index.ts";
 import { runAnswer } from "../../worker/wire/code.ts";
@@ -151,6 +152,13 @@ export async function edgeSession(access?: Record<string, unknown>, headers?: Re
 export const callTool = (id: string, name: string, args: unknown, headers?: Record<string, string>) =>
   callWith(EDGE, "POST", `/v1/sessions/${id}/tools/${name}/call`, args === undefined ? {} : { arguments: args }, headers);
 
+/**
+ * A lane of the scripted model (test/fixtures/scripted-llm.ts, one server for the whole project):
+ * its base URL (`.../f/<random>/v1`), whose records, faults and /_control routes (the URL without
+ * /v1, then /_control/...) no other file sees. One a file, drawn once at its top (or one a test).
+ */
+export const modelLane = (): string => `${new URL(inject("upstreamUrl")).origin}/f/${crypto.randomUUID()}/v1`;
+
 /** The fixture server's /_control routes (stats, expire, fail500, reset). */
 export async function fixture(path: string, body?: unknown): Promise<Json> {
   const { inject } = await import("vitest");
@@ -187,4 +195,8 @@ export async function fixtureCalls(session: string | null): Promise<Json[]> {
 }
 
 /** The deployment's rules as a test calls the session object directly with them: every tool open. */
-export const OPEN_RULES: LiveRules = { access: { disabled: [], source: "default" }, whitelists: {} };
+export const OPEN_RULES: LiveRules = {
+  access: { disabled: [], source: "default" },
+  approval: { ask: [], remember: "call", source: "default" },
+  whitelists: {},
+};

@@ -9,10 +9,10 @@
 // client gets every round's thinking (streamed as thinking_delta and signature_delta) and its history
 // sent back is accepted.
 import Anthropic from "@anthropic-ai/sdk";
-import { beforeEach, describe, expect, inject, it } from "vitest";
-import { callWith, fetchWith, KEY_A, type Json } from "./helpers.ts";
+import { beforeEach, describe, expect, it } from "vitest";
+import { callWith, fetchWith, KEY_A, modelLane, type Json } from "./helpers.ts";
 
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const vars = {
   OPENAI_BASE_URL: upstream,
   OPENAI_API_KEY: "test",

@@ -4,13 +4,13 @@
 // as the key, and a bad or missing one is Anthropic's 401 authentication_error (the SDK's
 // AuthenticationError) while other routes keep theirs; upstream failures keep the shape;
 // count_tokens counts what deferral leaves.
-import { beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { keyedSessionId } from "../../worker/session/create.ts";
 import Anthropic from "@anthropic-ai/sdk";
-import { callWith, fetchWith, KEY_A, type Json } from "./helpers.ts";
+import { callWith, fetchWith, KEY_A, modelLane, type Json } from "./helpers.ts";
 
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000", UPSTREAM_MAX_RETRIES: "0" };
 const control = (what: string, body: unknown = {}) =>
   fetch(`${upstream.replace(/\/v1$/, "")}/_control/${what}`, {
@@ -130,6 +130,20 @@ describe("keys and upstream failures", () => {
     expect(ok.status).toBe(200);
     const denied = await post({ messages: [user("hello")] }, { authorization: "", "x-api-key": "wrong-key-0000000000" });
     expect(denied.status).toBe(401);
+  });
+
+  it("a wrong x-api-key's 401 names x-api-key, the header the client sent, not Authorization: Bearer", async () => {
+    for (const path of ["/v1/messages", "/v1/messages/count_tokens"]) {
+      for (const key of ["wrong-key-0000000000", "two words"]) {
+        const denied = await post({ messages: [user("hello")] }, { authorization: "", "x-api-key": key }, path);
+        expect([denied.status, denied.body.error.type]).toEqual([401, "authentication_error"]);
+        expect(denied.body.error.message).toMatch(/x-api-key/);
+        expect(denied.body.error.message).not.toMatch(/Bearer/);
+      }
+    }
+    // a Bearer client is still told about Bearer
+    const bearer = await post({ messages: [user("hello")] }, { authorization: "Bearer wrong-key-0000000000" });
+    expect(bearer.body.error.message).toMatch(/Authorization: Bearer/);
   });
 
   it("a wrong or missing key: Anthropic's 401 authentication_error on both Messages routes (the SDK's AuthenticationError), WWW-Authenticate kept; chat's 401 unchanged", async () => {

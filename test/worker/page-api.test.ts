@@ -5,11 +5,11 @@
 // endpoint) and the words each search result matched.
 import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { verifyCatalog, type Catalog } from "../../worker/core/catalog.ts";
 import worker from "../../worker/index.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, storedObjects, type Json } from "./helpers.ts";
+import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, storedObjects, modelLane, type Json } from "./helpers.ts";
 
 /** A request without a key, its body as text (the page's files are not JSON). */
 async function open(path: string) {
@@ -72,6 +72,21 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
     const { headers, sections } = cat.listing;
     for (const form of ["names", "grouped", "servers"] as const) expect(headers[form] + shop.tokens[form], form).toBe(sections[form]);
     expect(r.body.tokens.listing).toEqual(sections);
+  });
+
+  it("counts every tool as a TypeScript declaration beside its JSON schema, as declarations.ts renders it tokenized", async () => {
+    const cat = await shopCatalog();
+    // each shop tool's declaration, tokenized on the Node side by prepare-catalogs.ts
+    const res = await env.ASSETS.fetch(new Request("https://assets.invalid/shop@1.0.0.declaration-tokens.json"));
+    const expected = (await res.json()) as Record<string, number>;
+    expect(Object.keys(expected)).toEqual(cat.tools.map((t) => t.name));
+    const total = Object.values(expected).reduce((a, b) => a + b, 0);
+    const r = await call("GET", "/v1/catalog");
+    expect(r.body.tokens.declarations).toBe(total);
+    expect(r.body.tokens.fullInjection).toBe(cat.tools.reduce((n, t) => n + t.tokens.definition, 0));
+    expect(r.body.tokens.declarations).toBeLessThan(r.body.tokens.fullInjection);
+    const rows = (await call("GET", "/v1/catalog/tools")).body.tools as Array<{ name: string; tokens: { declaration: number } }>;
+    expect(Object.fromEntries(rows.map((t) => [t.name, t.tokens.declaration]))).toEqual(expected);
   });
 
   it("lists every tool with its server, description and counts, but no schema", async () => {
@@ -235,7 +250,7 @@ describe("GET /v1/sessions/:id/history", () => {
   });
 
   it("shows the splice the chat endpoint stored for a hidden toolSearch round", async () => {
-    const upstream = inject("upstreamUrl");
+    const upstream = modelLane();
     const req = new Request(`${BASE}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-toolsearch-listing": "names", ...AUTH_A },

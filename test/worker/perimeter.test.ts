@@ -5,9 +5,9 @@
 // The Worker's own origin (the page at /) and loopback names keep working.
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { AUTH_A, BASE, EDGE, type Json } from "./helpers.ts";
+import { AUTH_A, BASE, EDGE, modelLane, type Json } from "./helpers.ts";
 
 const REBOUND = "https://rebound.example";
 
@@ -46,12 +46,30 @@ describe("Host: only the deployment's hostnames and loopback names are served", 
     expect(mcp.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { message: expect.stringMatching(/Host rebound\.example/) } });
     const messages = await send(`${REBOUND}/v1/messages`, { method: "POST", body: { model: "m", max_tokens: 1, messages: [] } });
     expect(messages.body).toMatchObject({ type: "error", error: { type: "permission_error" } });
-    // the edge chat endpoint (it spends OPENAI_API_KEY) is refused before the upstream is asked
-    const chat = await send(`${REBOUND}/v1/chat/completions`, {
-      method: "POST",
-      body: { model: "gpt-4o", messages: [{ role: "user", content: "hi" }] },
-    });
-    expect(chat.status).toBe(403);
+    // the chat endpoint (it spends OPENAI_API_KEY) is refused before the upstream is asked: the
+    // scripted model's lane records nothing for the rebound Host, and the same request on the
+    // deployment's own Host does reach it
+    const lane = modelLane();
+    const chat = async (base: string) => {
+      const req = new Request(`${base}/v1/chat/completions`, {
+        method: "POST",
+        headers: { ...AUTH_A, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }),
+      });
+      return (await worker.fetch(req, { ...env, OPENAI_BASE_URL: lane, OPENAI_API_KEY: "test" } as Env, createExecutionContext())).status;
+    };
+    const asked = async () => ((await (await fetch(`${lane.replace(/\/v1$/, "")}/_control/requests`)).json()) as Json[]).length;
+    expect(await chat(REBOUND)).toBe(403);
+    expect(await asked()).toBe(0);
+    expect(await chat(BASE)).toBe(200);
+    expect(await asked()).toBe(1);
+  });
+
+  it("a rebound Host is refused before the key is looked at: no key and a wrong key get the same 403, not 401", async () => {
+    for (const authorization of ["", "Bearer not-a-key-of-this-deployment"]) {
+      const r = await send(`${REBOUND}/v1/sessions`, { method: "POST", body: { model: "gpt-4o" }, headers: { authorization } });
+      expect([authorization, r.status, r.body.error?.code]).toEqual([authorization, 403, "forbidden"]);
+    }
   });
 
   it("loopback names and the configured hostname are served", async () => {
@@ -76,6 +94,11 @@ describe("Origin on /v1: a page of another site is refused before the key is che
       status: 403,
       body: { error: { code: "forbidden", message: expect.stringMatching(/Origin https:\/\/evil\.example/) } },
     });
+    // before the key: without one, or with a wrong one, the answer is the same 403 (a 401 would come from the key check)
+    for (const authorization of ["", "Bearer not-a-key-of-this-deployment"]) {
+      const r = await send(`${BASE}/v1/catalog`, { headers: { origin: "https://evil.example", authorization } });
+      expect([authorization, r.status, r.body.error?.code]).toEqual([authorization, 403, "forbidden"]);
+    }
     const nullOrigin = await send(`${BASE}/v1/catalog`, { headers: { origin: "null" } });
     expect(nullOrigin.status).toBe(403);
     // the page at / calls /v1 from its own origin
@@ -199,7 +222,7 @@ describe("request bodies are bounded in bytes while they are read", () => {
 });
 
 describe("secrets stay in: upstream model errors (L2)", () => {
-  const upstream = inject("upstreamUrl");
+  const upstream = modelLane();
   const SECRET = "sk-operator-secret-0123456789";
   const fail = (faults: unknown[]) =>
     fetch(`${upstream.replace(/\/v1$/, "")}/_control/fail`, { method: "POST", body: JSON.stringify(faults) });
@@ -233,7 +256,7 @@ describe("secrets stay in: upstream model errors (L2)", () => {
 
 describe("upstream model streams are bounded (L3)", () => {
   it("an answer past 16 MiB stops being read: a 502 saying so", async () => {
-    const upstream = inject("upstreamUrl");
+    const upstream = modelLane();
     const huge = "x".repeat(20 * 1024 * 1024);
     await fetch(`${upstream.replace(/\/v1$/, "")}/_control/fail`, {
       method: "POST",

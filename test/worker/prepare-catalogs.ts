@@ -11,6 +11,8 @@ import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promi
 import { join, resolve } from "node:path";
 import { buildCatalog } from "../../cli/lib/build.ts";
 import { parseConfig } from "../../cli/lib/config.ts";
+import { tokenCounter } from "../../cli/lib/tokens.ts";
+import { toolDeclaration } from "../../worker/core/declarations.ts";
 import { catalogHash, serializeCatalog, type Catalog } from "../../worker/core/catalog.ts";
 import { buildIndex } from "../../worker/core/tool-index.ts";
 import { writePage } from "../../cli/lib/page.ts";
@@ -66,6 +68,10 @@ export async function prepareWorkerCatalogs(): Promise<void> {
   });
   await writeFile(join(TEST_CATALOGS, "shop@1.0.0.json"), v1);
   await writeFile(join(TEST_CATALOGS, "shop@2.0.0.json"), v2);
+  // what declarations.ts renders for each shop tool, tokenized here (the Worker has no tokenizer): page-api.test.ts
+  const count = await tokenCounter("o200k_base");
+  const declarations = Object.fromEntries((JSON.parse(v1) as Catalog).tools.map((t) => [t.name, count(toolDeclaration(t))]));
+  await writeFile(join(TEST_CATALOGS, "shop@1.0.0.declaration-tokens.json"), JSON.stringify(declarations));
   const at = v1.indexOf("Cancel an order");
   await writeFile(join(TEST_CATALOGS, "tampered@1.0.0.json"), `${v1.slice(0, at)}Xancel an order${v1.slice(at + 15)}`);
   // LiveMCPBench's ppt (35 tools) and word-document-server, with the descriptions its rows carry

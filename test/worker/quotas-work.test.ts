@@ -6,9 +6,20 @@
 // client sees it: 429 with retry-after and JSON-RPC -32000 on both MCP eras, 429 on REST, a tool
 // error for a call refused inside a request that was admitted, and the audit rows; the fixture
 // server (edge-setup.ts) says what reached it.
-import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
-import { AUTH_A, callWith, clearOfBoundary, EDGE, fixture, fixtureCalls, KEY_M, KEY_U, upstreamOf, type Json } from "./helpers.ts";
+import {
+  AUTH_A,
+  callWith,
+  clearOfBoundary,
+  EDGE,
+  fixture,
+  fixtureCalls,
+  KEY_M,
+  KEY_U,
+  upstreamOf,
+  modelLane,
+  type Json,
+} from "./helpers.ts";
 import { connect, initialize, rpc } from "./mcp-rig.ts";
 
 const AUTH_M = { authorization: `Bearer ${KEY_M}` };
@@ -136,8 +147,9 @@ describe("each upstream call counts", () => {
 
     // an edge round of the chat endpoint: the model is given the refusal as the tool's result
     const marker = crypto.randomUUID();
+    const lane = modelLane();
     const chat = await callWith(
-      { ...EDGE, OPENAI_BASE_URL: inject("upstreamUrl"), OPENAI_API_KEY: "test" },
+      { ...EDGE, OPENAI_BASE_URL: lane, OPENAI_API_KEY: "test" },
       "POST",
       "/v1/chat/completions",
       { model: "gpt-4o", messages: [{ role: "user", content: `call the counter_add fixture tool [args {"n":1}] (${marker})` }] },
@@ -145,7 +157,7 @@ describe("each upstream call counts", () => {
     ); // session 3 of 4
     expect(chat.status).toBe(200);
     expect(chat.body.choices[0].message.content).toMatch(/^Done with mcp__fixture__counter_add: Error: this API key reached its quota/);
-    const seen = (await (await fetch(`${inject("upstreamUrl").replace(/\/v1$/, "")}/_control/requests`)).json()) as Json[];
+    const seen = (await (await fetch(`${lane.replace(/\/v1$/, "")}/_control/requests`)).json()) as Json[];
     const last = seen
       .filter((q) => JSON.stringify(q.body.messages).includes(marker))
       .at(-1)!

@@ -54,6 +54,14 @@ describe("requests per key per minute", () => {
 
     const chat = await call("POST", "/v1/chat/completions", { model: "gpt-4o", messages: [{ role: "user", content: "hi" }] }, AUTH_Q);
     expect(chat.status).toBe(429);
+    expect(chat.body.error).toMatchObject({ code: "rate_limited", message: expect.stringMatching(/quota of 8 requests a minute/) });
+    expect(chat.headers.get("retry-after")).toBeTruthy();
+
+    // the Responses API answers in OpenAI's error shape
+    const responses = await call("POST", "/v1/responses", { model: "gpt-4o", input: "hi" }, AUTH_Q);
+    expect(responses.status).toBe(429);
+    expect(responses.body.error).toMatchObject({ type: "invalid_request_error", code: "rate_limited" });
+    expect(responses.headers.get("retry-after")).toBeTruthy();
 
     // another tenant's key is counted apart
     expect((await call("GET", "/v1/catalog", undefined, AUTH_A)).status).toBe(200);
@@ -92,6 +100,12 @@ describe("requests per key per minute", () => {
     expect(await used()).toBe(leaseSize(60_000));
     expect(leaseSize(60_000)).toBe(100);
     expect(leaseSize(8)).toBe(1);
+    // blocks of 100 against a limit of 250 (a counter of its own): the last block is cut, none passes the limit
+    const quota = env.SESSIONS.getByName(`quota:tenant-x/${crypto.randomUUID()}`).quota();
+    const granted: number[] = [];
+    for (let i = 0; i < 4; i++) granted.push((await quota.take("requests", 250, 60_000, 100)).granted);
+    expect(granted).toEqual([100, 100, 50, 0]);
+    expect(await quota.take("requests", 250, 60_000, 100)).toMatchObject({ granted: 0, used: 250 });
   });
 
   it("the quota object keeps nothing once its windows have ended", async () => {

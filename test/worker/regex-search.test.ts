@@ -4,12 +4,12 @@
 // served, and the search names no tool the session's rules deny or disable (R2-L2), the rules
 // frozen or deployed now. POST /v1/messages inside workerd, the scripted upstream in Node.
 import { runInDurableObject } from "cloudflare:test";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Splice } from "../../worker/core/splice.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
-import { AUTH_B, callWith, edgeVars, sessionObject, type Json } from "./helpers.ts";
+import { AUTH_B, callWith, edgeVars, sessionObject, modelLane, type Json } from "./helpers.ts";
 
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000", UPSTREAM_MAX_RETRIES: "0" };
 const REGEX_TOOL = { type: "tool_search_tool_regex_20251119", name: "tool_search_tool_regex" };
 const user = (content: unknown) => ({ role: "user", content });

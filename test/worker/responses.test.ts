@@ -2,12 +2,12 @@
 // is stored in its session's object unless store is false; GET and DELETE answer within the
 // caller's tenant, and another tenant's id is the same 404 as an unknown one (as a
 // previous_response_id, the same 400). A refused request stores nothing: no session, no upstream call.
-import { beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { env } from "cloudflare:workers";
 import { keyedSessionId } from "../../worker/session/create.ts";
-import { AUTH_B, call, callWith, type Json } from "./helpers.ts";
+import { AUTH_B, call, callWith, modelLane, type Json } from "./helpers.ts";
 
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_TIMEOUT_MS: "20000" };
 const control = (what: string) =>
   fetch(`${upstream.replace(/\/v1$/, "")}/_control/${what}`, {

@@ -26,8 +26,19 @@ describe("POST /v1/sessions", () => {
   });
 
   it("gives session ids with at least 128 random bits (no repeats, all characters used)", async () => {
-    const ids = await Promise.all(Array.from({ length: 20 }, () => newSession()));
-    expect(new Set(ids.map((s) => s.id)).size).toBe(20);
+    // 64 ids: a fixed bit shows in all 64 by chance with p = 2^-63, a missing base64url character with p < 1e-7
+    const ids: string[] = (await Promise.all(Array.from({ length: 64 }, () => newSession()))).map((s) => s.id);
+    expect(new Set(ids).size).toBe(64);
+    const bodies = ids.map((id) => Uint8Array.from(atob(id.slice(4).replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)));
+    // ses_ + 16 random bytes + an 8-byte tag (worker/session/ids.ts): each of the 128 bits of the random part takes both values
+    expect(bodies.map((b) => b.length)).toEqual(ids.map(() => 24));
+    const fixed = Array.from({ length: 128 }, (_, bit) => bit).filter((bit) => {
+      const values = new Set(bodies.map((b) => (b[bit >> 3]! >> (bit & 7)) & 1));
+      return values.size < 2;
+    });
+    expect(fixed).toEqual([]);
+    expect(new Set(bodies.map((b) => b.subarray(0, 16).join())).size).toBe(64);
+    expect(new Set(ids.flatMap((id) => [...id.slice(4)])).size).toBe(64);
   });
 });
 

@@ -1,7 +1,8 @@
 // A deployment's settings as its operator meets them: a malformed SERVERS breaks only what needs
 // it (edge calls, edge chat, the MCP gateway) with a message naming it, shows in GET /healthz and
 // is logged once, not per request; a SERVERS entry that names no server of the pinned catalog
-// (a misspelling) is named in /healthz and the log instead of passing silently.
+// (a misspelling) is named in /healthz and the log instead of passing silently. A misspelled key
+// of POLICY, QUOTAS or a SERVERS entry, or a wrong value, stops every route with a 503 naming it.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -104,5 +105,67 @@ describe("a SERVERS entry the catalog does not know", () => {
       await waitOnExecutionContext(ctx);
     }
     expect(warnings.mock.calls.filter((args) => String(args[0]).includes("everythng"))).toHaveLength(1);
+  });
+});
+
+describe("a misspelled key of POLICY, QUOTAS or SERVERS", () => {
+  const servers = JSON.parse(env.SERVERS as unknown as string) as Json;
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    [
+      "POLICY",
+      { POLICY: { ...(env.POLICY as object), acess: { disabled: ["*"] } } },
+      "POLICY.acess is not a setting (did you mean access?)",
+    ],
+    [
+      "POLICY, deep in a tenant's rules",
+      { POLICY: { ...(env.POLICY as object), access: { tenants: { "tenant-a": { dney: ["*"] } } } } },
+      "POLICY.access.tenants.tenant-a.dney is not a setting (did you mean deny?)",
+    ],
+    [
+      "QUOTAS",
+      { QUOTAS: { ...(env.QUOTAS as object), requestsPerKeyPerMinut: 1 } },
+      "QUOTAS.requestsPerKeyPerMinut is not a setting (did you mean requestsPerKeyPerMinute?)",
+    ],
+    [
+      "SERVERS",
+      { ...EDGE, SERVERS: JSON.stringify({ ...servers, everything: { ...servers.everything, tiemoutMs: 5 } }) },
+      "SERVERS.everything.tiemoutMs is not a setting (did you mean timeoutMs?)",
+    ],
+  ];
+
+  it.each(cases)("%s: every route, /healthz too, is a 503 config_invalid naming the key and the closest one", async (_, vars, message) => {
+    const error = { code: "config_invalid", message };
+    for (const [method, path, body] of [
+      ["GET", "/healthz"],
+      ["GET", "/v1/catalog"],
+      ["POST", "/v1/sessions", { model: "gpt-4o", deferral: "on" }],
+    ] as const) {
+      const r = await callWith(vars, method, path, body);
+      expect([path, r.status, r.body.error]).toEqual([path, 503, error]);
+    }
+    const page = await callWith(vars, "GET", "/", undefined, { authorization: "" });
+    expect(page.status).toBe(503);
+  });
+
+  it("without an API key the answer names no setting, and points to the log, which names it", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const [, vars, message] = cases[1]!;
+    const r = await callWith(vars, "GET", "/healthz", undefined, { authorization: "" });
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe("config_invalid");
+    expect(r.text).not.toContain("tenant-a");
+    expect(r.body.error.message).toContain("the Worker's log");
+    expect(errors.mock.calls.map((args) => String(args[0]))).toContainEqual(`GET /healthz: config_invalid: ${message}`);
+  });
+
+  it("a wrong value is named too: POLICY.listingBudget past 1, a QUOTAS limit below 0", async () => {
+    const budget = await callWith({ POLICY: { ...(env.POLICY as object), listingBudget: 2 } }, "GET", "/healthz");
+    expect(budget.status).toBe(503);
+    expect(budget.body.error.message).toBe("POLICY.listingBudget: must be a share of the context window from 0 to 1");
+    const quota = await callWith({ QUOTAS: { responsesPerSession: -1 } }, "GET", "/healthz");
+    expect(quota.body.error).toMatchObject({
+      code: "config_invalid",
+      message: expect.stringMatching(/^QUOTAS\.responsesPerSession: .*0 means no limit/),
+    });
   });
 });

@@ -7,9 +7,9 @@
 // request; the gateway's stable surface is mcp-stable.test.ts.
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import worker from "../../worker/index.ts";
-import { AUTH_A, BASE, newSession, promptOf, search, type Json } from "./helpers.ts";
+import { AUTH_A, BASE, newSession, promptOf, search, modelLane, type Json } from "./helpers.ts";
 import { connect, textOf } from "./mcp-rig.ts";
 
 const JOINS_LIST = "Loaded tools appear in your tools list and stay loaded: call them directly.";
@@ -43,7 +43,7 @@ describe("how a loaded tool is run, as each mode says it", () => {
   });
 
   it("proxy (chat): the client's own deferred tools are listed with the callTool wording too", async () => {
-    const upstream = inject("upstreamUrl");
+    const upstream = modelLane();
     const control = (what: string, body?: unknown) =>
       fetch(`${upstream.replace(/\/v1$/, "")}/_control/${what}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
     await control("reset", {});

@@ -10,6 +10,55 @@ export const PROGRAM_FILE = "program.js";
 /** what the host hands the prelude, then takes away from the program */
 export const HOST_CALL = "__toolsearch_call";
 export const HOST_LOG = "__toolsearch_log";
+export const HOST_TICK = "__toolsearch_tick";
+
+/**
+ * Built-ins whose one call may be long native work (their size is the program's to choose). The
+ * interpreter polls its interrupt handler only every ~10,000 branches, so a loop of such calls
+ * could run for minutes between two polls; wrapped, each call first asks the host whether the
+ * run's interpreter time is spent (a host call: the clock is read there), and throws once it is.
+ */
+const METERED: Record<string, string[]> = {
+  "String.prototype": [
+    "repeat",
+    "padStart",
+    "padEnd",
+    "replace",
+    "replaceAll",
+    "split",
+    "concat",
+    "normalize",
+    "match",
+    "matchAll",
+    "search",
+    "indexOf",
+    "includes",
+    "lastIndexOf",
+  ],
+  "Array.prototype": [
+    "join",
+    "sort",
+    "fill",
+    "concat",
+    "flat",
+    "indexOf",
+    "includes",
+    "lastIndexOf",
+    "reverse",
+    "slice",
+    "splice",
+    "copyWithin",
+    "toSorted",
+    "toReversed",
+  ],
+  Array: ["from"],
+  JSON: ["stringify", "parse"],
+  Object: ["keys", "values", "entries", "assign"],
+  "RegExp.prototype": ["exec", "test"],
+};
+const meter = Object.entries(METERED)
+  .map(([owner, names]) => `  for (const name of ${JSON.stringify(names)}) metered(${owner}, name);`)
+  .join("\n");
 
 /** how a program that did not finish failed (the wire's runFailure) */
 export type SandboxFailure = RunFailure;
@@ -21,9 +70,17 @@ export type FailureKind = RunFailure["kind"];
  * call). console.* joins its arguments (strings as they are, the rest as JSON) into one log line.
  */
 export const PRELUDE = `(() => {
-  const call = globalThis.${HOST_CALL}, log = globalThis.${HOST_LOG};
+  const call = globalThis.${HOST_CALL}, log = globalThis.${HOST_LOG}, tick = globalThis.${HOST_TICK};
   delete globalThis.${HOST_CALL};
   delete globalThis.${HOST_LOG};
+  delete globalThis.${HOST_TICK};
+  const metered = (owner, name) => {
+    const native = owner[name];
+    if (typeof native !== "function") return;
+    const wrapped = { [name](...args) { if (tick()) throw new InternalError("interrupted"); return native.apply(this, args); } }[name];
+    Object.defineProperty(owner, name, { value: wrapped, writable: true, configurable: true });
+  };
+${meter}
   const show = (v) => {
     if (typeof v === "string") return v;
     try { const s = JSON.stringify(v); return s === undefined ? String(v) : s; } catch { return String(v); }
@@ -52,7 +109,7 @@ export function locate(stack: string | undefined): Pick<SandboxFailure, "line" |
 }
 
 /** What a thrown value or a rejection says, by kind. `stepsOut`: the interrupt handler stopped it. */
-export function failureFrom(error: unknown, stepsOut: boolean, stepLimit: number): SandboxFailure {
+export function failureFrom(error: unknown, stepsOut: boolean, limits: { steps: number; cpuMs: number }): SandboxFailure {
   const e = (error && typeof error === "object" ? error : { message: String(error) }) as {
     name?: string;
     message?: string;
@@ -60,7 +117,10 @@ export function failureFrom(error: unknown, stepsOut: boolean, stepLimit: number
   };
   const message = String(e.message ?? error);
   if (stepsOut || (e.name === "InternalError" && message === "interrupted"))
-    return { kind: "cpu", message: `the program ran past its CPU limit (${stepLimit} steps): an endless loop?` };
+    return {
+      kind: "cpu",
+      message: `the program ran past its CPU limit (${limits.steps} steps or ${limits.cpuMs} ms of interpreter time): an endless loop?`,
+    };
   if (message === "out of memory" || /stack overflow/.test(message))
     return { kind: "memory", message: `the program ran out of memory (${message})` };
   const at = locate(e.stack);

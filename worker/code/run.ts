@@ -115,7 +115,7 @@ export async function runProgram(
         slot.give();
       }
     },
-    { steps: limits.steps, memoryBytes: limits.memoryBytes, wallMs: limits.wallMs, logBytes: cfg.resultMaxBytes },
+    { steps: limits.steps, cpuMs: limits.cpuMs, memoryBytes: limits.memoryBytes, wallMs: limits.wallMs, logBytes: cfg.resultMaxBytes },
     signal,
   );
   const answer = capped(run, outcome.ok ? { value: outcome.value } : { error: outcome.error }, outcome.logs, calls, cfg.resultMaxBytes);

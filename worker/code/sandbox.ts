@@ -5,19 +5,25 @@
 // production, and it needs no binding. The program has no fetch, no timers, no env: its only
 // way out is `tools` (each call a JSON string handed to the host's `call`, its answer a JSON
 // string back) and `console` (kept as logs). Limits: interpreter steps (the interrupt handler's
-// polls: `Date.now()` does not advance during CPU work in workerd, so a deadline cannot stop a
-// loop), memory, wall time (timers do run between the host's awaits), and the bytes of logs.
+// polls), interpreter time (`cpuMs`, the time spent inside the interpreter, checked at each poll:
+// steps alone do not bound CPU, since one step may be a built-in's long native work, such as
+// 'x'.repeat(1e6) in a loop), memory, wall time (timers do run between the host's awaits), and
+// the bytes of logs. Local workerd advances Date.now() during CPU work (measured), so the time
+// bound holds under `npm start` and the tests; on Cloudflare, where it does not advance, the
+// platform's own CPU limit ends the request, and the step limit holds everywhere.
 // When a run ends for any reason, the calls it started are cancelled (their signal aborts).
 
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSContext, type QuickJSHandle } from "quickjs-emscripten-core";
 import releaseVariant from "@jitl/quickjs-wasmfile-release-sync";
 // wrangler's CompiledWasm rule matches the file's path (the package's `./wasm` export has no loader)
 import wasmModule from "../../node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm";
-import { failureFrom, HOST_CALL, HOST_LOG, PRELUDE, PROGRAM_FILE, wrapProgram, type SandboxFailure } from "./program.ts";
+import { failureFrom, HOST_CALL, HOST_LOG, HOST_TICK, PRELUDE, PROGRAM_FILE, wrapProgram, type SandboxFailure } from "./program.ts";
 
 export interface SandboxLimits {
   /** interrupt polls before the program is stopped (QuickJS polls about every 10,000 bytecode steps) */
   steps: number;
+  /** ms of interpreter time (inside evalCode and the job queue) before the program is stopped */
+  cpuMs: number;
   memoryBytes: number;
   wallMs: number;
   /** bytes of console output kept; past it the run fails */
@@ -31,15 +37,35 @@ export type SandboxResult = { ok: true; value: unknown; logs: string[] } | { ok:
 
 const variant = newVariant(releaseVariant, { wasmModule });
 
+/** A fresh instance of the interpreter's WebAssembly module (engine.ts probes it once). */
+export const loadQuickJS = () => newQuickJSWASMModuleFromVariant(variant);
+
 /** Run `code` (the body of an async function) to its end; never throws for what the program does. */
 export async function runInSandbox(code: string, call: ToolCall, limits: SandboxLimits, signal?: AbortSignal): Promise<SandboxResult> {
   // a fresh WebAssembly instance per run: nothing of one program's heap is there for the next, and
   // nothing needs disposing (the instance goes with its last reference)
-  const runtime = (await newQuickJSWASMModuleFromVariant(variant)).newRuntime();
+  const runtime = (await loadQuickJS()).newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(256 * 1024);
   let steps = 0;
-  runtime.setInterruptHandler(() => ++steps > limits.steps);
+  let cpuOut = false;
+  // interpreter time: what the runs inside QuickJS took, and since when the current one runs
+  let spent = 0;
+  let since = 0;
+  const timeUp = () => {
+    if (since && spent + (Date.now() - since) > limits.cpuMs) cpuOut = true;
+    return cpuOut;
+  };
+  runtime.setInterruptHandler(() => ++steps > limits.steps || timeUp());
+  const inside = <T>(fn: () => T): T => {
+    since = Date.now();
+    try {
+      return fn();
+    } finally {
+      spent += Date.now() - since;
+      since = 0;
+    }
+  };
   const vm = runtime.newContext();
   const logs: string[] = [];
   let logBytes = 0;
@@ -52,7 +78,7 @@ export async function runInSandbox(code: string, call: ToolCall, limits: Sandbox
   };
   const pump = () => {
     if (ended.signal.aborted) return;
-    const r = runtime.executePendingJobs();
+    const r = inside(() => runtime.executePendingJobs());
     if (r.error) r.error.dispose();
     wake();
   };
@@ -63,7 +89,11 @@ export async function runInSandbox(code: string, call: ToolCall, limits: Sandbox
   const onAbort = () => halt({ kind: "cancelled", message: "the run was cancelled" });
   signal?.addEventListener("abort", onAbort);
   if (signal?.aborted) onAbort();
-  const fail = (error: unknown): SandboxResult => ({ ok: false, error: failureFrom(error, steps > limits.steps, limits.steps), logs });
+  const fail = (error: unknown): SandboxResult => ({
+    ok: false,
+    error: failureFrom(error, steps > limits.steps || cpuOut, limits),
+    logs,
+  });
   try {
     host(vm, HOST_LOG, (args) => {
       const text = args[0] === undefined ? "" : String(vm.dump(args[0]));
@@ -71,6 +101,8 @@ export async function runInSandbox(code: string, call: ToolCall, limits: Sandbox
       if (logBytes > limits.logBytes) halt({ kind: "output", message: `console output passed ${limits.logBytes} bytes` });
       else logs.push(text);
     });
+    // the metered built-ins ask before each call (program.ts): true once the interpreter time is spent
+    host(vm, HOST_TICK, () => (timeUp() ? vm.true : vm.false));
     host(vm, HOST_CALL, (args) => {
       const [name, json] = args.map((a) => String(vm.dump(a)));
       const deferred = vm.newPromise();
@@ -83,7 +115,7 @@ export async function runInSandbox(code: string, call: ToolCall, limits: Sandbox
     });
     const prelude = vm.evalCode(PRELUDE, "prelude.js");
     if (prelude.error) throw new Error(`the code-mode prelude failed: ${JSON.stringify(vm.dump(prelude.error))}`);
-    const evaluated = vm.evalCode(wrapProgram(code), PROGRAM_FILE);
+    const evaluated = inside(() => vm.evalCode(wrapProgram(code), PROGRAM_FILE));
     if (evaluated.error) return fail(vm.dump(evaluated.error));
     const promise = evaluated.value;
     pump();
@@ -92,7 +124,7 @@ export async function runInSandbox(code: string, call: ToolCall, limits: Sandbox
       const state = vm.getPromiseState(promise);
       if (state.type === "fulfilled") return { ok: true, value: vm.dump(state.value), logs };
       if (state.type === "rejected") return fail(vm.dump(state.error));
-      if (steps > limits.steps) return fail(null);
+      if (steps > limits.steps || cpuOut) return fail(null);
       await new Promise<void>((r) => (wake = r));
     }
   } catch (e) {

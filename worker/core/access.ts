@@ -83,7 +83,8 @@ function glob(p: string): RegExp {
   return re;
 }
 
-function matching(tool: Pick<CatalogTool, "name" | "server">, patterns: readonly string[] | undefined): string | undefined {
+/** The first of `patterns` that names the tool: a glob over its exposed name, or `server:<glob>` over its server. */
+export function matching(tool: Pick<CatalogTool, "name" | "server">, patterns: readonly string[] | undefined): string | undefined {
   return patterns?.find((p) => (p.startsWith("server:") ? glob(p.slice(7)).test(tool.server) : glob(p).test(tool.name)));
 }
 

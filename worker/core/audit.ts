@@ -7,7 +7,7 @@ import { ToolsearchError } from "./errors.ts";
 
 // `resource` and `prompt`: an upstream resource read or prompt fetched through the MCP gateway (tool: the URI or the prefixed name);
 // `run`: a code-mode program (args_digest: the code's; detail: its calls), whose calls carry its id in `run`
-export type AuditType = "search" | "activation" | "call" | "denial" | "resource" | "prompt" | "run";
+export type AuditType = "search" | "activation" | "call" | "denial" | "resource" | "prompt" | "run" | "approval";
 // `started`: a call's row written before it is sent (write-ahead), completed with its outcome when
 // it ends; `unknown`: still started when its session object restarted (the answer was lost);
 // `config_error`: the deployment cannot reach the server (a missing secret): nothing was sent;
@@ -15,7 +15,10 @@ export type AuditType = "search" | "activation" | "call" | "denial" | "resource"
 // (or the grant is gone): the answer is a connect link, nothing was sent; `needs_user`: such a
 // server, and the session's principal names no user to connect an account for: nothing was sent;
 // `rate_limited`: the key's quota of upstream calls was reached: nothing was sent;
-// `program_error`: a code-mode program that did not finish (a syntax error, a throw, a limit: the detail says which).
+// `program_error`: a code-mode program that did not finish (a syntax error, a throw, a limit: the detail says which);
+// `approval_required`: a call that needs a person's yes (POLICY.approval) asked for one: nothing was sent;
+// `approved`, `approval_denied`: the person's decision (an `approval` row: who, how, why), and a call
+// refused because of a denial. Every row of one approval carries its id in `approval`.
 export const AUDIT_OUTCOMES = [
   "ok",
   "tool_error",
@@ -31,9 +34,12 @@ export const AUDIT_OUTCOMES = [
   "needs_user",
   "rate_limited",
   "program_error",
+  "approval_required",
+  "approved",
+  "approval_denied",
 ] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
-export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial", "resource", "prompt", "run"];
+export const AUDIT_TYPES: readonly AuditType[] = ["search", "activation", "call", "denial", "resource", "prompt", "run", "approval"];
 
 /** An event as recorded (before it has an id and a time). */
 export interface AuditInput {
@@ -55,6 +61,8 @@ export interface AuditInput {
   client?: string | null;
   /** the code-mode run this event belongs to (its id), or is */
   run?: string | null;
+  /** the approval (POLICY.approval) this event asked for, decided, or was released by */
+  approval?: string | null;
 }
 
 /** One stored row: the columns of `audit` (session SQLite) and `audit_events` (D1). */
@@ -79,6 +87,7 @@ export interface AuditRow {
   via: string;
   client: string | null;
   run: string | null;
+  approval: string | null;
 }
 
 export const AUDIT_COLUMNS = [
@@ -101,6 +110,7 @@ export const AUDIT_COLUMNS = [
   "client",
   "user",
   "run",
+  "approval",
 ] as const;
 
 export function eventId(at: number, seq: number, random: Uint8Array): string {
@@ -129,6 +139,7 @@ export function auditRow(e: AuditInput, at: number, id: string, owner: { tenant:
     via: e.via ?? "rest",
     client: e.client ? e.client.slice(0, 200) : null,
     run: e.run ?? null,
+    approval: e.approval ?? null,
   };
 }
 
@@ -152,6 +163,7 @@ export function auditEvent(r: AuditRow) {
     client: r.client ?? null,
     user: r.user ?? null,
     run: r.run ?? null,
+    approval: r.approval ?? null,
     ...(r.arguments !== null ? { arguments: JSON.parse(r.arguments) as unknown } : {}),
   };
 }
@@ -167,6 +179,8 @@ export interface AuditQuery {
   limit: number;
   /** only the events of this code-mode run (the run's row and its calls) */
   run?: string;
+  /** only the events of this approval (its request, its decision, the call it released) */
+  approval?: string;
   /** only this user's events (set from the caller's key, never from the query: a user sees only their own) */
   user?: string;
 }
@@ -175,11 +189,12 @@ export const AUDIT_MAX_LIMIT = 500;
 export const RUN_ID_RE = /^run_[A-Za-z0-9_-]{22}$/; // a code-mode run: `run_` and 128 random bits
 const bad = (m: string) => new ToolsearchError("bad_request", m);
 
-/** `?session=&tool=&outcome=&type=&run=&since=&limit=&cursor=`, each checked. */
+/** `?session=&tool=&outcome=&type=&run=&approval=&since=&limit=&cursor=`, each checked. */
 export function parseAuditQuery(params: URLSearchParams): AuditQuery {
-  const known = new Set(["session", "tool", "outcome", "type", "run", "since", "limit", "cursor"]);
+  const known = new Set(["session", "tool", "outcome", "type", "run", "approval", "since", "limit", "cursor"]);
   for (const k of params.keys())
-    if (!known.has(k)) throw bad(`unknown query parameter "${k.slice(0, 40)}" (session, tool, outcome, type, run, since, limit, cursor)`);
+    if (!known.has(k))
+      throw bad(`unknown query parameter "${k.slice(0, 40)}" (session, tool, outcome, type, run, approval, since, limit, cursor)`);
   const q: AuditQuery = { limit: 100 };
   const session = params.get("session");
   if (session !== null) {
@@ -205,6 +220,11 @@ export function parseAuditQuery(params: URLSearchParams): AuditQuery {
   if (run !== null) {
     if (!RUN_ID_RE.test(run)) throw bad("run: must be a run id");
     q.run = run;
+  }
+  const approval = params.get("approval");
+  if (approval !== null) {
+    if (!/^ap_[A-Za-z0-9_-]{22}$/.test(approval)) throw bad("approval: must be an approval id");
+    q.approval = approval;
   }
   const since = params.get("since");
   if (since !== null) {
@@ -238,6 +258,7 @@ export function auditWhere(q: AuditQuery, tenant?: string): { where: string; bin
   if (q.outcome) add("outcome = ?", q.outcome);
   if (q.type) add("type = ?", q.type);
   if (q.run) add("run = ?", q.run);
+  if (q.approval) add("approval = ?", q.approval);
   if (q.since !== undefined) add("at >= ?", q.since);
   if (q.before) add("id < ?", q.before);
   return { where: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", binds };

@@ -1,7 +1,8 @@
 // The catalog file (format toolsearch.catalog/v2): types, the content hash, file naming and
 // verification. A catalog is a pure function of its tools, its servers' metadata and the build
 // config; its hash is sha256 over the canonical JSON of everything except the `hash` field.
-// v2 added per-server metadata and summaries, and the token pieces of every listing form.
+// v2 added per-server metadata and summaries, and the token pieces of every listing form; later v2
+// files also count each tool's TypeScript declaration (optional, so older v2 files still read).
 
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { ToolsearchError } from "./errors.ts";
@@ -34,8 +35,10 @@ export interface CatalogTool {
   alwaysLoad?: true;
   /** indexed only: never in a listing, a definition, a prompt or a token count (search-text.ts) */
   search?: ToolSearchText;
-  /** tokens of the OpenAI-form definition, of its `names` line and of its ` <short>` piece in `grouped` (listing.ts) */
-  tokens: { definition: number; name: number; short: number };
+  /** tokens of the OpenAI-form definition, of its `names` line and of its ` <short>` piece in `grouped` (listing.ts);
+   * `declaration`: of its TypeScript declaration, what a code-mode toolSearch shows (declarations.ts
+   * toolDeclaration). Optional: a v2 file built before code mode has none, and reads as before. */
+  tokens: { definition: number; name: number; short: number; declaration?: number };
 }
 
 export interface CatalogServer {
@@ -132,6 +135,8 @@ export function checkCatalogShape(value: unknown): asserts value is Catalog {
     if (!t.tokens || !isCount(t.tokens.definition) || !isCount(t.tokens.name) || !isCount(t.tokens.short)) {
       invalid(`tool "${t.name}" has no token counts`);
     }
+    if (t.tokens.declaration !== undefined && !isCount(t.tokens.declaration))
+      invalid(`tool "${t.name}" has a declaration count that is not a count`);
     if (t.search !== undefined && !isSearchText(t.search)) invalid(`tool "${t.name}" has search text that is not text`);
     perServer.set(t.server, (perServer.get(t.server) ?? 0) + 1);
   }

@@ -3,7 +3,6 @@
 // message, and the tools are the client's own first, then the session's (core, toolSearch or
 // callTool, activated), so a turn only ever appends to what the previous turn sent. Pure.
 
-import { RUN_CODE_TOOL } from "./run-code-tool.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { sessionPromptParts } from "./frozen.ts";
 import { CALL_TOOL_NAME, openaiTool, promptTools, TOOL_SEARCH_NAME } from "./prompt.ts";
@@ -58,7 +57,7 @@ export interface AgentSession {
 /**
  * The upstream tools array: the client's tools that are loaded from the start (in the session's
  * core tools, or all in full mode) in their order, then the session's prompt tools (core,
- * toolSearch or callTool, activated). `byName` resolves client tools too (client-tools.ts): an
+ * toolSearch or callTool, activated, and runCode in a code-mode session). `byName` resolves client tools too (client-tools.ts): an
  * activated client tool goes out as the client's own object, byte for byte.
  */
 export function upstreamTools(clientTools: readonly OpenAITool[], s: AgentSession, byName: ReadonlyMap<string, CatalogTool>): OpenAITool[] {
@@ -70,8 +69,7 @@ export function upstreamTools(clientTools: readonly OpenAITool[], s: AgentSessio
   const rest = promptTools(sessionPromptParts(byName, { ...s, activations: s.activations.filter((n) => byName.has(n)) })).filter(
     (t) => !taken.has(t.name),
   );
-  const code = s.code === "on" ? [openaiTool(RUN_CODE_TOOL) as OpenAITool] : [];
-  return [...first, ...rest.map((t) => own.get(t.name) ?? (openaiTool(t) as OpenAITool)), ...code];
+  return [...first, ...rest.map((t) => own.get(t.name) ?? (openaiTool(t) as OpenAITool))];
 }
 
 /** Append the frozen system section to the first system/developer message, or lead with it. */

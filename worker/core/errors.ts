@@ -5,6 +5,7 @@
 export type ErrorCode =
   | "bad_request"
   | "invalid_config"
+  | "config_invalid"
   | "server_failed"
   | "invalid_tool"
   | "catalog_invalid"
@@ -23,11 +24,14 @@ export type ErrorCode =
   | "not_executable"
   | "unavailable"
   | "rate_limited"
+  | "approval_required"
   | "internal";
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   invalid_config: 400,
+  // the deployment's settings (wrangler.toml vars) are wrong: no request is served until they are fixed
+  config_invalid: 503,
   server_failed: 502,
   invalid_tool: 422,
   catalog_invalid: 503,
@@ -46,6 +50,7 @@ const STATUS: Record<ErrorCode, number> = {
   not_executable: 409,
   unavailable: 503,
   rate_limited: 429,
+  approval_required: 409,
   internal: 500,
 };
 
@@ -58,7 +63,7 @@ export class ToolsearchError extends Error {
     this.code = code;
     this.status = status ?? STATUS[code];
   }
-  toJSON(): { error: { code: ErrorCode; message: string } } {
+  toJSON(): { error: { code: ErrorCode; message: string; [k: string]: unknown } } {
     return { error: { code: this.code, message: this.message } };
   }
 }
@@ -73,5 +78,17 @@ export class RateLimited extends ToolsearchError {
   constructor(message: string, retryAfter: number) {
     super("rate_limited", message);
     this.retryAfter = Math.max(1, Math.ceil(retryAfter));
+  }
+}
+
+/** A call that needs a person's yes first (POLICY.approval): a 409 whose body names the approval and its link. */
+export class ApprovalRequired extends ToolsearchError {
+  readonly approval: { id: string; link: string; expiresAt: string };
+  constructor(message: string, approval: { id: string; link: string; expiresAt: string }) {
+    super("approval_required", message);
+    this.approval = approval;
+  }
+  override toJSON() {
+    return { error: { code: this.code, message: this.message, approval: this.approval } };
   }
 }

@@ -9,6 +9,7 @@ import { freezeListing } from "./listing-choice.ts";
 import type { ListingForm, ListingRequest } from "./listing.ts";
 import { decideMode, resolveProfile, type Deferral, type Mode, type PolicyConfig } from "./policy.ts";
 import { toolDefinition, type PromptParts } from "./prompt.ts";
+import { RUN_CODE_TOOL } from "./run-code-tool.ts";
 import { definitionTokens } from "./summary.ts";
 
 export interface SessionRequest {
@@ -72,7 +73,14 @@ export function freezeSession(
 /** The prompt parts of a session from its frozen fields and activations, resolved in its own catalog. */
 export function sessionPromptParts(
   byName: ReadonlyMap<string, CatalogTool>,
-  s: { mode: Mode; activation?: "inject" | "proxy"; systemSection: string; coreTools: readonly string[]; activations: readonly string[] },
+  s: {
+    mode: Mode;
+    activation?: "inject" | "proxy";
+    systemSection: string;
+    coreTools: readonly string[];
+    activations: readonly string[];
+    code?: "on";
+  },
 ): PromptParts {
   const def = (name: string) => {
     const tool = byName.get(name);
@@ -86,6 +94,8 @@ export function sessionPromptParts(
     withToolSearch: s.mode === "deferred",
     withCallTool: proxy,
     activated: proxy ? [] : s.activations.map(def),
+    // runCode last, as every surface offers it: the REST prompt, chat, Responses and Messages
+    ...(s.code === "on" ? { trailing: [RUN_CODE_TOOL] } : {}),
   };
 }
 

@@ -6,15 +6,19 @@
 // it on every load (toolSearch, tool_choice, a call loading its tool) and every call; the catalog
 // routes filter by its rule part. Names outside the catalog (a client's own tools) are not gated:
 // access rules govern catalog tools. The same checks decide which servers serve their resources
-// and prompts through the gateway (serverGate). Pure; the live rules are derived once per policy object.
+// and prompts through the gateway (serverGate), and which calls need a person's yes first
+// (approvalGate: POLICY.approval, approval-rules.ts). Pure; the live rules are derived once per policy object.
 
 import { accessFor, accessView, allowsServer, sessionAccess, type AccessRules, type AccessView } from "./access.ts";
+import { approvalFor, approvalNeed, type ApprovalNeed, type ApprovalRules } from "./approval-rules.ts";
 import type { CatalogTool } from "./catalog.ts";
 import type { PolicyConfig } from "./policy.ts";
 
 /** The deployment's rules now, as far as one tenant's sessions need them (small: crosses RPC). */
 export interface LiveRules {
   access: AccessRules;
+  /** which calls need a person's yes (approval-rules.ts), as deployed now */
+  approval: ApprovalRules;
   /** profile name -> its `tools` whitelist, for the profiles that have one */
   whitelists: Record<string, string[]>;
 }
@@ -38,7 +42,7 @@ export function liveRules(policy: PolicyConfig, tenant: string): LiveRules {
   if (!rules) {
     const whitelists: Record<string, string[]> = {};
     for (const [name, p] of Object.entries(policy.profiles)) if (p.tools) whitelists[name] = p.tools;
-    rules = { access: accessFor(policy.access, tenant), whitelists };
+    rules = { access: accessFor(policy.access, tenant), approval: approvalFor(policy.approval, tenant), whitelists };
     byTenant.set(tenant, rules);
   }
   return rules;
@@ -57,6 +61,16 @@ export function toolGate(tools: readonly CatalogTool[], byName: ReadonlyMap<stri
     if (reason) return reason;
     if (lists.some((l) => !l.has(name))) return `not among profile "${s.profile}"'s tools (POLICY.profiles.${s.profile}.tools)`;
     return undefined;
+  };
+}
+
+/** Whether a call of `name` needs a person's yes first, under the rules now; undefined: it does not. */
+export type ApprovalGate = (name: string) => ApprovalNeed | undefined;
+
+export function approvalGate(byName: ReadonlyMap<string, CatalogTool>, now: LiveRules): ApprovalGate {
+  return (name) => {
+    const tool = byName.get(name);
+    return tool && approvalNeed(now.approval, tool);
   };
 }
 

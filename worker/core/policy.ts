@@ -5,6 +5,7 @@
 // A deferred session's listing form (listing-choice.ts) fits `listingBudget` of the same window.
 
 import type { AccessConfig } from "./access.ts";
+import type { ApprovalConfig } from "./approval-rules.ts";
 import { ToolsearchError } from "./errors.ts";
 import type { ListingRequest } from "./listing.ts";
 import { lookupModel, type ModelOverrides } from "./models.ts";
@@ -30,6 +31,8 @@ export interface PolicyConfig {
   listingBudget: number;
   /** who may see and call which tool (core/access.ts); absent: every tool for every tenant */
   access?: AccessConfig;
+  /** which calls need a person's yes first (core/approval-rules.ts); absent: none */
+  approval?: ApprovalConfig;
   /** the model of sessions that name none (MCP clients, which cannot send one) */
   defaultModel: string;
 }

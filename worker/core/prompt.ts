@@ -90,6 +90,8 @@ export interface PromptParts {
   withCallTool?: boolean;
   /** activated tools, in activation order */
   activated: readonly ToolDefinition[];
+  /** after the activated tools: runCode in a code-mode session (frozen.ts sessionPromptParts) */
+  trailing?: readonly ToolDefinition[];
 }
 
 export interface ComposedPrompt {
@@ -105,6 +107,7 @@ export function promptTools(parts: PromptParts): ToolDefinition[] {
     ...(parts.withToolSearch ? [parts.withCallTool ? TOOL_SEARCH_PROXY_TOOL : TOOL_SEARCH_TOOL] : []),
     ...(parts.withCallTool ? [CALL_TOOL_TOOL] : []),
     ...parts.activated,
+    ...(parts.trailing ?? []),
   ];
 }
 

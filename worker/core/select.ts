@@ -73,8 +73,8 @@ export function resolveSelectName(cat: SelectCatalog, raw: string, candidates?: 
   return { unknown: closestNames(cat, split && !name.startsWith("mcp__") ? `mcp__${split[0]}__${split[1]}` : name, 3, candidates) };
 }
 
-/** Levenshtein distance, capped work: names are at most 64 characters. */
-function distance(a: string, b: string): number {
+/** Levenshtein distance, capped work: names are at most 64 characters (the CLI's flag hints use it too). */
+export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let prev = row[0]!;

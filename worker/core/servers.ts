@@ -32,7 +32,9 @@ export type Servers = ReadonlyMap<string, ServerConfig>;
 
 export const DEFAULT_SERVER_TIMEOUT_MS = 30_000;
 const SECRET_RE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const KEYS = new Set(["url", "headers", "timeoutMs", "auth", "scopes", "clientId", "clientSecret", "issuer"]);
+/** the settings of one SERVERS entry (worker/config/servers.ts checks a deployment's against them) */
+export const SERVER_KEYS = ["url", "headers", "timeoutMs", "auth", "scopes", "clientId", "clientSecret", "issuer"] as const;
+const KEYS: ReadonlySet<string> = new Set(SERVER_KEYS);
 const ONE_SECRET_RE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 const bad = (m: string) => new ToolsearchError("internal", `SERVERS: ${m}`);
@@ -53,7 +55,7 @@ export function parseServers(raw: unknown): Servers {
     if (!entry || typeof entry !== "object" || Array.isArray(entry)) throw bad(`${name} must be a table with a url`);
     const e = entry as Record<string, unknown>;
     const unknown = Object.keys(e).find((k) => !KEYS.has(k));
-    if (unknown) throw bad(`${name}.${unknown} is not a setting (url, headers, timeoutMs, auth, scopes, clientId, clientSecret, issuer)`);
+    if (unknown) throw bad(`${name}.${unknown} is not a setting (${SERVER_KEYS.join(", ")})`);
     let url: URL;
     try {
       url = new URL(String(e.url));

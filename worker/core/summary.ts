@@ -1,7 +1,8 @@
 // What a catalog costs, per server and per tool, from the token counts the CLI stored: the
 // figures GET /v1/catalog answers, the page and the CLI's `catalog stats` (and --html files) show,
 // and the deferrable total a session's reason states. Sums of per-tool counts only (the Worker
-// never loads a tokenizer), all through definitionTokens, so every surface shows the same totals.
+// never loads a tokenizer), all through definitionTokens, so every surface shows the same totals;
+// the TypeScript declarations' total (code mode) beside them, through declarationTokens.
 
 import type { CatalogServer, CatalogTool } from "./catalog.ts";
 import { numberTokens } from "./listing.ts";
@@ -74,7 +75,12 @@ export function toolRows(tools: readonly CatalogTool[]): ToolRow[] {
     originalName: t.originalName,
     ...(t.title ? { title: t.title } : {}),
     description: t.description,
-    tokens: { definition: t.tokens.definition, name: t.tokens.name, short: t.tokens.short },
+    tokens: {
+      definition: t.tokens.definition,
+      name: t.tokens.name,
+      short: t.tokens.short,
+      ...(t.tokens.declaration !== undefined ? { declaration: t.tokens.declaration } : {}),
+    },
     alwaysLoad: !!t.alwaysLoad,
     ...(t.search ? { search: t.search } : {}),
   }));
@@ -89,6 +95,20 @@ export function definitionTokens(tools: readonly Pick<CatalogTool, "tokens">[]):
   return tools.reduce((n, t) => n + t.tokens.definition, 0);
 }
 
+/**
+ * Tokens of these tools as TypeScript declarations (what a code-mode toolSearch shows instead of
+ * their schemas): the sum of each tool's stored count, or null when a tool has none (a catalog
+ * built before code mode, or a client-declared tool).
+ */
+export function declarationTokens(tools: readonly Pick<CatalogTool, "tokens">[]): number | null {
+  let n = 0;
+  for (const t of tools) {
+    if (t.tokens.declaration === undefined) return null;
+    n += t.tokens.declaration;
+  }
+  return n;
+}
+
 export interface CatalogTotals {
   /** every tool injected */
   fullInjection: number;
@@ -98,6 +118,8 @@ export interface CatalogTotals {
   coreTools: number;
   /** the `names` listing's lines of the deferrable tools */
   deferredNames: number;
+  /** every tool as a TypeScript declaration (declarationTokens): fullInjection's counterpart in code mode */
+  declarations: number | null;
 }
 
 /** The catalog-wide sums: every definition, the deferrable ones, the always-loaded ones, the listing's lines. */
@@ -109,5 +131,6 @@ export function catalogTotals(tools: readonly CatalogTool[]): CatalogTotals {
     deferrable: definitionTokens(deferrable),
     coreTools: definitionTokens(always),
     deferredNames: deferrable.reduce((n, t) => n + t.tokens.name, 0),
+    declarations: declarationTokens(tools),
   };
 }

@@ -9,6 +9,7 @@
 // workerd with the cf-worker JSON Schema validator (no code generation).
 
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   createMcpHandler,
   ProtocolError,
@@ -27,6 +28,8 @@ import { clientName } from "./server.ts";
 import { answerResource, RESOURCE_METHODS, resourceCapabilities, type ResourceMethod } from "./resources.ts";
 import { MODERN_VERSION, stablePort, stableSession } from "./stable.ts";
 import { gatewayTools, InvalidParams } from "./tools.ts";
+import { askingRun } from "./approval-ask.ts";
+import { InputNeeded, inputRequiredResult, retryAsk } from "./retry-ask.ts";
 
 /**
  * How long a client may keep tools/list: it changes only with a deployment (catalog, POLICY,
@@ -76,8 +79,13 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
       const token = ctx.mcpReq._meta?.progressToken;
       if (token !== undefined)
         context.onProgress = (p) => void ctx.mcpReq.notify({ method: "notifications/progress", params: { ...p, progressToken: token } });
+      // a client that answers elicitation is asked for a yes by the spec's multi round-trip (retry-ask.ts)
+      const caps = envelope[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: Record<string, unknown> } | undefined;
+      const elicits = caps?.elicitation && (Object.keys(caps.elicitation).length === 0 || caps.elicitation.form);
+      const retry = { state: ctx.mcpReq.requestState<string>(), responses: ctx.mcpReq.inputResponses, client };
+      const callTools = elicits ? gatewayTools(cat, session, { ...port, run: askingRun(port.run, retryAsk(c, init.id, retry)) }) : tools;
       try {
-        return (await tools.call(
+        return (await callTools.call(
           name,
           args,
           context,
@@ -85,6 +93,7 @@ export async function serveModern(c: RouteContext, body: unknown): Promise<Respo
           AbortSignal.any([c.request.signal, ctx.mcpReq.signal]),
         )) as CallToolResult;
       } catch (e) {
+        if (e instanceof InputNeeded) return (await inputRequiredResult(c, init.id, e.approval)) as never;
         throw invalid(e);
       } finally {
         stopWatching();

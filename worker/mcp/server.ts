@@ -17,6 +17,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  type RequestId,
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
@@ -32,6 +33,8 @@ import type { CreateRequest } from "../session/create.ts";
 import type { SessionState } from "../session/state.ts";
 import { gatewayTools, InvalidParams, type GatewayPort } from "./tools.ts";
 import { mcpCallKey } from "./cancel.ts";
+import { askingRun } from "./approval-ask.ts";
+import { streamAsk, type SendOnStream } from "./stream-ask.ts";
 import { answerResource, resourceCapabilities } from "./resources.ts";
 
 /** A gateway session as a request sees it: frozen fields, and activations where tools/list shows them (inject). */
@@ -46,7 +49,10 @@ const OPTIONS = ["model", "profile", "deferral", "listing", "contextWindow", "ac
  * exists for tool search, so deferral is on unless asked otherwise; activation is `proxy` (the
  * stable surface) unless `inject` is asked for.
  */
-export async function mcpSessionRequest(c: RouteContext, mcp: { protocolVersion: string; client?: string }): Promise<CreateRequest> {
+export async function mcpSessionRequest(
+  c: RouteContext,
+  mcp: { protocolVersion: string; client?: string; elicitation?: true },
+): Promise<CreateRequest> {
   const given: Record<string, unknown> = {};
   for (const name of OPTIONS) {
     const value =
@@ -87,7 +93,7 @@ const invalid = (e: unknown) =>
       ? new McpError(-32001, `Session not found: ${e.message} (initialize again)`)
       : e;
 
-export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatalog): Server {
+export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatalog, send: SendOnStream): Server {
   const server = new Server(
     { name: "toolsearch", title: `toolsearch gateway (${cat.label})`, version: cat.catalog.version },
     {
@@ -98,6 +104,9 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
   );
   const port = sessionPort(c, session.id, cat);
   const tools = gatewayTools(cat, session, port);
+  // a client that answers elicitation is asked for a yes on the call's own stream (approval-ask.ts)
+  const asking = (requestId: RequestId, signal: AbortSignal) =>
+    gatewayTools(cat, session, { ...port, run: askingRun(port.run, streamAsk(c, session.id, send, requestId, signal)) });
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     try {
       return tools.list(req.params?.cursor);
@@ -118,7 +127,9 @@ export function mcpServer(c: RouteContext, session: McpSession, cat: LoadedCatal
       context.onProgress = (p) => void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken: token } });
     try {
       const listChanged = () => extra.sendNotification({ method: "notifications/tools/list_changed" });
-      return await tools.call(name, args, context, listChanged, AbortSignal.any([c.request.signal, extra.signal]));
+      const signal = AbortSignal.any([c.request.signal, extra.signal]);
+      const callTools = session.mcp.elicitation ? asking(extra.requestId, signal) : tools;
+      return await callTools.call(name, args, context, listChanged, signal);
     } catch (e) {
       throw invalid(e);
     }

@@ -5,8 +5,7 @@
 
 import type { AuditEvent, AuditPageAnswer as AuditPage } from "../wire/answers.ts";
 import { api, ApiError } from "./api.ts";
-import { h, int } from "./dom.ts";
-import { offset } from "./timeline.ts";
+import { h, int, offset } from "./dom.ts";
 
 /** Events per request: a few searches' worth, so "More" is rarely needed and always cheap. */
 export const AUDIT_PAGE = 25;

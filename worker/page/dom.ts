@@ -42,6 +42,10 @@ const INT = new Intl.NumberFormat("en-US");
 /** 65459 -> "65,459" (the same digits as the CLI's JSON, grouped). */
 export const int = (n: number): string => INT.format(n);
 
+/** A time as an offset from a session's creation: `+12 ms`, `+3.4 s`, `+2.5 min`. */
+export const offset = (ms: number): string =>
+  ms < 1000 ? `+${Math.round(ms)} ms` : ms < 120_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${(ms / 60_000).toFixed(1)} min`;
+
 export const percent = (ratio: number): string => `${(ratio * 100).toFixed(1)}%`;
 
 export const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;

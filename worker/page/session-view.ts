@@ -9,6 +9,7 @@ import { api, ApiError } from "./api.ts";
 import { field, h, int, replace, utf8Bytes } from "./dom.ts";
 import type { AuditPageAnswer, ClientToolsAnswer, HistoryAnswer, PromptAnswer, SessionInfo } from "../wire/answers.ts";
 import { auditPanel, auditPath } from "./audit-panel.ts";
+import { loadRuns } from "./runs.ts";
 import { splices, timeline } from "./timeline.ts";
 
 const toolName = (t: unknown): string =>
@@ -127,11 +128,12 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
     replace(body, "Loading…");
     try {
       const path = `/v1/sessions/${encodeURIComponent(id)}`;
-      const [s, p, hist, audit] = await Promise.all([
+      const [s, p, hist, audit, runs] = await Promise.all([
         api<SessionInfo>(path),
         api<PromptAnswer>(`${path}/prompt?format=${format.value}`),
         api<HistoryAnswer>(`${path}/history`),
         api<AuditPageAnswer>(auditPath(id)),
+        loadRuns(id),
       ]);
       const facts: Array<[string, string, string?]> = [
         ["Mode", s.mode],
@@ -156,7 +158,7 @@ export function sessionView(initialId: string, onError: (e: ApiError) => void): 
         ),
         s.clientTools ? clientToolsSection(s.clientTools) : null,
         promptSection(p, s.activations, format),
-        timeline(s.createdAt, hist),
+        timeline(s.createdAt, hist, runs),
         splices(hist.splices),
         auditPanel(id, s.createdAt, audit, onError),
       );

@@ -1,15 +1,14 @@
 // A session's history as the session view draws it: every toolSearch on a time axis (SVG) and as
 // a list (what was asked, what it loaded; a tool call that loaded its tool is logged as the query
 // `call:<name>` and shown as such), the activations in order, and the stored splices (the rounds
-// the chat endpoint ran that the client never saw). Times are offsets from creation.
+// the chat endpoint ran that the client never saw), and the code-mode runs with their calls
+// (runs.ts). Times are offsets from creation.
 
 import type { HistoryAnswer as History } from "../wire/answers.ts";
-import { h, int, svg, table } from "./dom.ts";
+import { h, int, offset, svg, table } from "./dom.ts";
+import { runsList, type RunEntry } from "./runs.ts";
 
 const count = (n: number, one: string, many: string) => `${int(n)} ${n === 1 ? one : many}`;
-
-export const offset = (ms: number): string =>
-  ms < 1000 ? `+${Math.round(ms)} ms` : ms < 120_000 ? `+${(ms / 1000).toFixed(1)} s` : `+${(ms / 60_000).toFixed(1)} min`;
 
 function axis(created: number, searches: History["searches"]): SVGElement {
   const W = 680;
@@ -38,7 +37,7 @@ function axis(created: number, searches: History["searches"]): SVGElement {
   );
 }
 
-export function timeline(createdAt: string, history: History): HTMLElement {
+export function timeline(createdAt: string, history: History, runs: readonly RunEntry[] = []): HTMLElement {
   const created = Date.parse(createdAt);
   let searches = 0;
   const items = history.searches.map((s) => {
@@ -69,10 +68,11 @@ export function timeline(createdAt: string, history: History): HTMLElement {
     h(
       "h3",
       { id: "timeline-heading" },
-      `Timeline: ${count(searches, "search", "searches")}${calls ? `, ${count(calls, "call that loaded its tool", "calls that loaded their tool")}` : ""}, ${count(history.activations.length, "activation", "activations")}`,
+      `Timeline: ${count(searches, "search", "searches")}${calls ? `, ${count(calls, "call that loaded its tool", "calls that loaded their tool")}` : ""}, ${count(history.activations.length, "activation", "activations")}${runs.length ? `, ${count(runs.length, "run", "runs")}` : ""}`,
     ),
     history.searches.length ? axis(created, history.searches) : h("p", {}, "No toolSearch yet."),
     h("ol", { class: "timeline" }, ...items),
+    runsList(runs, created),
     history.activations.length
       ? table("Activations, in the order the tools array carries them", ["#", "Tool", "When"], order, { class: "activations" })
       : null,

@@ -3,15 +3,17 @@
 // the call. 200 with the MCP CallToolResult (a tool's own failure is `isError: true` inside it);
 // arguments that fail the schema are a 400 naming the field and nothing reaches the server; a
 // denied tool is a 403, a server without a SERVERS entry a 409 (a malformed SERVERS: a 500 naming
-// it), a server that fails a 502 and one that does not answer in time a 504. The work is the one
+// it), a server that fails a 502 and one that does not answer in time a 504; a call that needs a
+// person's yes (POLICY.approval) a 409 `approval_required` naming the approval and its link, and
+// after a no a 403. The work is the one
 // execution path (session/execution.ts). A client that closes the connection cancels the call
 // (session/cancel.ts).
 
 import { EXPOSED_NAME_RE } from "../core/catalog.ts";
-import { ToolsearchError } from "../core/errors.ts";
+import { ApprovalRequired, ToolsearchError } from "../core/errors.ts";
 import { json, param, readJson, route, type RouteContext } from "../http.ts";
 import { callKey, cancelOnAbort } from "../session/cancel.ts";
-import { SessionClient } from "../session/client.ts";
+import { resultOf, SessionClient } from "../session/client.ts";
 import { sessionCatalog } from "../session/create.ts";
 import { requireServers, settings } from "../settings.ts";
 import { parseCallBody } from "../wire/requests.ts";
@@ -29,7 +31,17 @@ async function callTool(c: RouteContext): Promise<Response> {
   const key = callKey("rest");
   const unwatch = cancelOnAbort(c, session, key, c.request.signal);
   try {
-    return json(await session.callTool(name, body.arguments, { via: "rest", key }));
+    const outcome = await session.run(name, body.arguments, { via: "rest", key });
+    // a call that needs a person's yes: 409 with the approval (pending), or 403 after a no
+    const a = outcome.ok ? outcome.approval : undefined;
+    if (a?.status === "pending")
+      throw new ApprovalRequired(`a person must approve this call of ${name} first: ${a.link}`, {
+        id: a.id,
+        link: a.link,
+        expiresAt: a.expiresAt,
+      });
+    if (a) throw new ToolsearchError("forbidden", `the person asked to approve this call of ${name} denied it; it was not run`);
+    return json(resultOf(outcome));
   } finally {
     unwatch();
   }

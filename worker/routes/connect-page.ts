@@ -5,7 +5,7 @@
 
 import type { ToolsearchError } from "../core/errors.ts";
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+export const escape = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 const HEADERS = {
   "content-type": "text/html; charset=utf-8",
@@ -17,7 +17,8 @@ const HEADERS = {
   "x-frame-options": "DENY",
 };
 
-function page(status: number, title: string, inner: string, headers: Record<string, string>): Response {
+/** A short page of the Worker's own (the connect and approval pages): no script, no framing. */
+export function page(status: number, title: string, inner: string, headers: Record<string, string>): Response {
   const body = `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>
 <body style="font:16px system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em"><h1>${escape(title)}</h1>${inner}</body>`;
   return new Response(body, { status, headers: { ...HEADERS, ...headers } });

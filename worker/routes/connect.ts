@@ -19,23 +19,11 @@ import { admit } from "../session/quota-client.ts";
 import { requireServers, settings } from "../settings.ts";
 import { parseCallbackQuery, parseConnectForm } from "../wire/connections.ts";
 import { confirmPage, connectPage, pageError } from "./connect-page.ts";
+import { cookie, pageForm, setCookie } from "./form-guard.ts";
 
 const FLOW_COOKIE = "toolsearch_connect";
 const CSRF_COOKIE = "toolsearch_csrf";
 const UNKNOWN = "this connect link is not known; ask your agent for a new one";
-
-function cookie(request: Request, name: string): string | null {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [k, v] = part.trim().split("=");
-    if (k === name && v) return v;
-  }
-  return null;
-}
-
-function setCookie(c: RouteContext, name: string, value: string, maxAgeS: number, sameSite: "Lax" | "Strict"): string {
-  const secure = c.url.protocol === "https:" ? "; Secure" : "";
-  return `${name}=${value}; Path=/connect; HttpOnly; SameSite=${sameSite}; Max-Age=${maxAgeS}${secure}`;
-}
 
 /** The link in the path: its server (one that authorizes users) and principal. No storage is read. */
 function linkOf(c: RouteContext) {
@@ -53,29 +41,17 @@ async function confirm(c: RouteContext): Promise<Response> {
   const account = `${link.principal.tenant}/${link.principal.user}`;
   return confirmPage(
     { host: c.url.host, server: link.server, account, csrf },
-    { "set-cookie": setCookie(c, CSRF_COOKIE, csrf, ttlS, "Strict") },
+    { "set-cookie": setCookie(c, "/connect", CSRF_COOKIE, csrf, ttlS, "Strict") },
   );
-}
-
-/** The form came from this page, in this browser: not from another site (the cross-site half of R2-H1). */
-function sameOrigin(c: RouteContext): void {
-  const origin = c.request.headers.get("origin");
-  const ok = origin !== null ? origin === c.url.origin : c.request.headers.get("sec-fetch-site") === "same-origin";
-  if (!ok) throw new ToolsearchError("forbidden", "this form was sent from another site; open the link yourself and use its own button");
 }
 
 async function start(c: RouteContext): Promise<Response> {
   const link = linkOf(c);
-  sameOrigin(c);
-  const form = parseConnectForm(await readBytes(c.request, 4096));
-  if (cookie(c.request, CSRF_COOKIE) !== form.csrf)
-    throw new ToolsearchError("forbidden", "this page was opened in another browser or has expired; open the link again");
-  const caller = await keyActingAs(form.key.trim(), link.principal, c.env.API_KEYS);
-  await admit({ env: c.env, ...caller }, "requests");
+  const { caller } = await pageForm(c, { cookie: CSRF_COOKIE, parse: parseConnectForm, principal: link.principal });
   const opened = await AccountsClient.of(c.env, link.principal).startFlow(link.secret, link.server, c.url.origin).catch(upstream);
   if (!opened.ok) throw new ToolsearchError("not_found", opened.reason, 410);
   const headers = new Headers({ location: opened.location, "cache-control": "no-store" });
-  headers.append("set-cookie", setCookie(c, FLOW_COOKIE, opened.flow, settings(c.env).connectLinkTtlMs / 1000, "Lax"));
+  headers.append("set-cookie", setCookie(c, "/connect", FLOW_COOKIE, opened.flow, settings(c.env).connectLinkTtlMs / 1000, "Lax"));
   headers.append("set-cookie", `${CSRF_COOKIE}=; Path=/connect; Max-Age=0`);
   return new Response(null, { status: 303, headers });
 }

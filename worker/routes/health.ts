@@ -1,11 +1,15 @@
 // GET /healthz: the pinned catalog (every route answers 503 until it loads) and what is wrong with
 // the deployment's settings for it (configReport): `problems` (a malformed SERVERS: `ok` is false)
 // and `warnings` (SERVERS entries that name no server of the catalog). The status stays 200, since
-// every route that does not need the faulty setting still works. /healthz is open, so without a
-// valid API key it names no server: the messages say how many, and a key shows which.
+// every route that does not need the faulty setting still works. Any other bad setting (an unknown
+// POLICY, QUOTAS or SERVERS key, a bad number) stops every route: /healthz then answers the same 503
+// config_invalid as they do (worker/index.ts), naming the setting. /healthz is open, so without a
+// valid API key it names no server: the messages say how many, and a key shows which. `code`:
+// whether code mode's runCode can run here, with what engine, and why not (code/engine.ts).
 
 import { authenticate } from "../auth.ts";
 import { loadCatalog } from "../catalogs.ts";
+import { codeEngine } from "../code/engine.ts";
 import { configReport, settings } from "../settings.ts";
 import { json, route, type RouteContext } from "../http.ts";
 import type { HealthAnswer } from "../wire/answers.ts";
@@ -29,6 +33,7 @@ async function health(c: RouteContext): Promise<Response> {
     catalogLoadMs: cat.loadMs,
     problems,
     warnings,
+    code: await codeEngine(),
   } satisfies HealthAnswer);
 }
 

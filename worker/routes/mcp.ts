@@ -19,6 +19,7 @@ import { BATCH_VERSIONS, checkProtocol, mcpSession, readMessages, RpcError, rpcE
 import { MCP_KEEPALIVE_MS, mcpCancels } from "../mcp/cancel.ts";
 import { clientName, mcpServer, mcpSessionRequest, type McpSession } from "../mcp/server.ts";
 import { MODERN_VERSION } from "../mcp/stable.ts";
+import { elicitationAnswer, takeAnswers } from "../mcp/approval-ask.ts";
 import { SessionClient } from "../session/client.ts";
 import { createSession, sessionCatalog } from "../session/create.ts";
 import { admit } from "../session/quota-client.ts";
@@ -26,7 +27,7 @@ import { admit } from "../session/quota-client.ts";
 async function serve(session: McpSession, c: RouteContext, body: unknown): Promise<Response> {
   const cat = await sessionCatalog(c, session);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, keepAliveMs: MCP_KEEPALIVE_MS });
-  const server = mcpServer(c, session, cat);
+  const server = mcpServer(c, session, cat, (message, relatedRequestId) => transport.send(message, { relatedRequestId }));
   await server.connect(transport);
   const res = await transport.handleRequest(c.request, { parsedBody: body });
   const headers = new Headers(res.headers);
@@ -56,9 +57,15 @@ async function post(c: RouteContext): Promise<Response> {
   const init = messages.find(isInitializeRequest);
   if (init) {
     if (messages.length > 1) throw new RpcError(-32600, "Invalid Request: initialize must be sent alone, not in a batch");
-    const { protocolVersion: requested, clientInfo } = init.params;
+    const { protocolVersion: requested, clientInfo, capabilities } = init.params;
     const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-    const { state } = await createSession(c, await mcpSessionRequest(c, { protocolVersion, client: clientName(clientInfo) }));
+    // form-mode elicitation: `{}` (form only, 2025-06-18) or `{form: {}}`; approvals ask through it
+    const e = capabilities?.elicitation as Record<string, unknown> | undefined;
+    const elicitation = e && (Object.keys(e).length === 0 || e.form) ? { elicitation: true as const } : {};
+    const { state } = await createSession(
+      c,
+      await mcpSessionRequest(c, { protocolVersion, client: clientName(clientInfo), ...elicitation }),
+    );
     return serve({ ...state, mcp: state.mcp! }, c, body);
   }
   const session = await mcpSession(c);
@@ -67,6 +74,11 @@ async function post(c: RouteContext): Promise<Response> {
     throw new RpcError(-32600, `Invalid Request: JSON-RPC batches are not allowed in protocol ${session.mcp.protocolVersion}`);
   }
   await mcpCancels(c, session.id, messages); // notifications/cancelled, and a connection closed mid-call (mcp/cancel.ts)
+  // the client's answers to our approval elicitations (mcp/approval-ask.ts): accepted, as the transport would
+  if (messages.length && messages.every((m) => elicitationAnswer(m))) {
+    await takeAnswers(c, session, messages);
+    return new Response(null, { status: 202, headers: { "mcp-session-id": session.id } });
+  }
   return serve(session, c, body);
 }
 

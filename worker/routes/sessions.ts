@@ -29,7 +29,7 @@ function parseFormat(url: URL): PromptFormat {
 
 function promptFor(
   cat: LoadedCatalog,
-  state: Pick<SessionState, "mode" | "activation" | "systemSection" | "coreTools" | "activations" | "profile">,
+  state: Pick<SessionState, "mode" | "activation" | "systemSection" | "coreTools" | "activations" | "profile" | "code">,
   format: PromptFormat,
 ) {
   const scope = `${cat.catalog.hash}\u0000${state.profile}\u0000${state.mode}\u0000${state.activation}`;

@@ -14,7 +14,7 @@ export const AUDIT_SCHEMA = `
     id TEXT PRIMARY KEY, at INTEGER NOT NULL, tenant TEXT NOT NULL, session TEXT NOT NULL, type TEXT NOT NULL,
     tool TEXT, server TEXT, decision TEXT NOT NULL, outcome TEXT NOT NULL, duration_ms INTEGER NOT NULL,
     args_digest TEXT, args_bytes INTEGER NOT NULL, result_bytes INTEGER NOT NULL, detail TEXT, arguments TEXT,
-    via TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, client TEXT, user TEXT, run TEXT);
+    via TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, client TEXT, user TEXT, run TEXT, approval TEXT);
   CREATE INDEX IF NOT EXISTS audit_outbox ON audit (delivered, id);`;
 
 const COLS = AUDIT_COLUMNS.join(", ");

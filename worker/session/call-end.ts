@@ -20,9 +20,20 @@ import { UpstreamFailure } from "./upstream-failure.ts";
  * activated its tool (a surface whose tools list shows loaded tools has grown).
  */
 export type CallOutcome = (
-  | { ok: true; result: CallToolResult; outcome: AuditOutcome }
+  | { ok: true; result: CallToolResult; outcome: AuditOutcome; approval?: ApprovalAsked }
   | { ok: false; code: ErrorCode; message: string; outcome?: AuditOutcome; retryAfter?: number }
 ) & { loaded?: true };
+
+/** A call that waits for a person's yes (nothing was sent): its approval, for the surfaces that ask in their own shape. */
+export interface ApprovalAsked {
+  id: string;
+  status: "pending" | "denied";
+  link: string;
+  expiresAt: string;
+  tool: string;
+  server: string;
+  arguments: string;
+}
 
 /** How a started call ended: its row's outcome and figures. */
 export interface CallEnd {

@@ -2,10 +2,11 @@
 // (resource-gate.ts) see it: who is calling (CallContext: the surface, the client, the origin
 // connect links point to, the API key whose quota its upstream calls count against) and what of
 // its session (ExecutionPort: frozen fields, activations, the gate, audit, server sessions, the
-// principal's accounts, the key's quota of upstream calls).
+// principal's accounts and approvals, the key's quota of upstream calls).
 
 import type { AuditInput } from "../core/audit.ts";
-import type { Gate } from "../core/gate.ts";
+import type { ApprovalGate, Gate } from "../core/gate.ts";
+import type { ApprovalsClient } from "../approvals/approvals-client.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import type { CallEnd } from "./call-end.ts";
 import type { Progress } from "./mcp-client.ts";
@@ -37,6 +38,10 @@ export interface ExecutionPort {
   activations: readonly string[];
   /** the session's one tool gate (core/gate.ts): why the tool may not run, or undefined */
   gate: Gate;
+  /** the same gate's approval rules: whether a call needs a person's yes first */
+  approval: ApprovalGate;
+  /** the session principal's approvals (approvals/approval-role.ts) */
+  approvals: Pick<ApprovalsClient, "request">;
   /** null: the session was deleted meanwhile */
   activate(names: string[], query: string, audit: ActivationAudit): Promise<ActivationResult | null>;
   /** write audit rows in a transaction of their own, or inside `transaction` */

@@ -159,6 +159,11 @@ export class SessionClient {
     if (!(await (await this.stub()).recordRun(event))) throw this.gone();
   }
 
+  /** An approval's decision, audited in its session (approvals/decide.ts). */
+  async recordEvent(event: AuditInput & { type: "approval" }): Promise<void> {
+    if (!(await (await this.stub()).recordEvent(event))) throw this.gone();
+  }
+
   /** Cancel the session's calls made with CallContext.key `key` (the caller went away); the number cancelled now. */
   async cancel(key: string, reason: string): Promise<number> {
     return (await this.stub()).cancel(key, reason);

@@ -17,6 +17,7 @@ import type { RouteContext } from "../http.ts";
 import { SessionClient } from "./client.ts";
 import { sessionIdOf } from "./ids.ts";
 import type { SessionInit, SessionState } from "./state.ts";
+import { codeEngine } from "../code/engine.ts";
 
 /**
  * `execution`: who runs catalog tools on the chat endpoint. `mcp`: a session of the MCP gateway,
@@ -26,7 +27,7 @@ export type CreateRequest = SessionRequest & {
   activation: Activation;
   execution?: "client" | "edge";
   code?: "on" | "off";
-  mcp?: { protocolVersion: string; client?: string };
+  mcp?: { protocolVersion: string; client?: string; elicitation?: true };
 };
 
 const idSecret = (c: Pick<RouteContext, "env">) => settings(c.env).secret("SESSION_ID_SECRET");
@@ -114,6 +115,7 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     gateway && {
       protocolVersion: req.mcp.protocolVersion,
       ...(req.mcp.client ? { client: req.mcp.client } : {}),
+      ...(req.mcp.elicitation ? { elicitation: true as const } : {}),
       servers: gateway.servers,
       instructions: mcpInstructions({ ...frozen, activation: req.activation }, gateway.counts, gateway.unreachable),
     };
@@ -134,7 +136,8 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
     ...(frozenProfile.tools ? { whitelist: [...frozenProfile.tools] } : {}),
     execution: req.execution ?? "client",
     storeArguments,
-    ...(req.code === "on" ? { code: "on" as const } : {}),
+    // runCode is offered only where programs can run (code/engine.ts; /healthz says why not)
+    ...(req.code === "on" && (await codeEngine()).available ? { code: "on" as const } : {}),
     ...frozen,
     ...(mcp ? { mcp, execution: "edge" as const } : {}),
   };

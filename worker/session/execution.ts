@@ -3,7 +3,8 @@
 // SessionDO.callTool, which passes a narrow port (call-port.ts: the session's activate and audit,
 // its server sessions). In order: the session's tool gate (core/gate.ts; a denial is audited),
 // load-if-not-loaded (an activation, audited), the argument check against the tool's schema
-// (nothing is sent when it fails), the credentials (a connect link, or for a principal with no
+// (nothing is sent when it fails), a person's yes where POLICY.approval asks for one
+// (approval-step.ts), the credentials (a connect link, or for a principal with no
 // user what to send: nothing is sent), one unit of the key's quota of upstream calls (refused:
 // audited `rate_limited`, nothing sent), the call in the kept-alive server session (check-and-set:
 // the call's await lets other requests in), the server's timeout (the server is sent
@@ -28,6 +29,7 @@ import { answered, failed, type CallOutcome, type SentCall } from "./call-end.ts
 import type { CallContext, ExecutionPort } from "./call-port.ts";
 import { callAsUser, connectResult, credentialsFor, NeedsConnection, NeedsUser, needsUserResult, type Credentials } from "./credentials.ts";
 import { callRemote, type Progress } from "./mcp-client.ts";
+import { approvalStep } from "./approval-step.ts";
 
 export type { CallOutcome } from "./call-end.ts";
 export type { CallContext, ExecutionPort } from "./call-port.ts";
@@ -83,7 +85,7 @@ async function runCall(
     };
   }
   const digest = await argsDigest(args);
-  const base = {
+  const base: Call["base"] = {
     tool: name,
     server: tool.server,
     via: context.via,
@@ -96,6 +98,8 @@ async function runCall(
   const call: Call = { name, tool, args, context, base };
   const admitted = await admit(port, cfg, call, did);
   if ("stop" in admitted) return admitted.stop;
+  const waits = await approvalStep(port, cfg, { name, server: tool.server, args: admitted.args, origin: context.origin ?? "", base });
+  if (waits) return waits;
   const creds = await credentials(port, cfg, call, admitted.server);
   if ("stop" in creds) return creds.stop;
   const refused = await counted(port, call);

@@ -27,6 +27,8 @@ export function migrate(sql: SqlStorage): void {
     sql.exec("ALTER TABLE audit ADD COLUMN user TEXT");
   if (!sql.exec("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'run'").toArray().length)
     sql.exec("ALTER TABLE audit ADD COLUMN run TEXT");
+  if (!sql.exec("SELECT 1 FROM pragma_table_info('audit') WHERE name = 'approval'").toArray().length)
+    sql.exec("ALTER TABLE audit ADD COLUMN approval TEXT");
 }
 
 export function hasSchema(sql: SqlStorage): boolean {

@@ -6,11 +6,13 @@
 // The gate, activations, calls (written ahead: calls-in-flight.ts) and the gateway's resources are
 // tool-use.ts; cancel(key) aborts the calls a caller named. When the storage goes (the one alarm,
 // expiry, deletion, retention) is lifecycle.ts. Objects named
-// `principal:<tenant>/<user>` (a user's upstream accounts) and `quota:<tenant>/<key id>` (an API
-// key's counter) play other roles of the class: principal(), quota().
+// `principal:<tenant>/<user>` (a user's upstream accounts), `approvals:<tenant>/<user>` (a
+// principal's requests for a yes) and `quota:<tenant>/<key id>` (an API key's counter) play other
+// roles of the class: principal(), approvals(), quota().
 
 import { DurableObject } from "cloudflare:workers";
 import { PrincipalRole } from "../accounts/principal-role.ts";
+import { ApprovalRole } from "../approvals/approval-role.ts";
 import type { AuditInput, AuditQuery } from "../core/audit.ts";
 import type { ClientPlan } from "../core/client-tools.ts";
 import type { ResponseObject } from "../responses/shapes.ts";
@@ -73,6 +75,7 @@ export class SessionDO extends DurableObject<Env> {
   });
   private role?: PrincipalRole;
   private quotaRole?: QuotaRole;
+  private approvalRole?: ApprovalRole;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -178,9 +181,14 @@ export class SessionDO extends DurableObject<Env> {
 
   /** A code-mode run's own audit row, when it ends (its calls carry its id: worker/code/run.ts). False: no session. */
   recordRun(event: Omit<AuditInput, "type">): boolean {
+    return this.recordEvent({ ...event, type: "run" });
+  }
+
+  /** An audit row of the session's own (a run's, an approval's decision); false: no session. */
+  recordEvent(event: AuditInput & { type: "run" | "approval" }): boolean {
     const init = this.store.init();
     if (!init) return false;
-    this.ctx.storage.transactionSync(() => this.store.writeAudit(init, [{ ...event, type: "run" }]));
+    this.ctx.storage.transactionSync(() => this.store.writeAudit(init, [event]));
     void this.schedule();
     return true;
   }
@@ -193,6 +201,11 @@ export class SessionDO extends DurableObject<Env> {
   /** The quota role, for an object named `quota:<tenant>/<key id>` only (quota-role.ts). */
   quota(): QuotaRole {
     return (this.quotaRole ??= new QuotaRole(this.ctx.storage));
+  }
+
+  /** The approvals role, for an object named `approvals:<tenant>/<user>` only (approvals/approval-role.ts). */
+  approvals(): ApprovalRole {
+    return (this.approvalRole ??= ApprovalRole.of(this.ctx.id.name, this.sql));
   }
 
   /** The principal role, for an object named `principal:<tenant>/<user>` only (accounts/principal-role.ts). */

@@ -47,7 +47,8 @@ export interface SessionInit {
    * sessions of the MCP gateway: the negotiated protocol version, the frozen initialize
    * instructions, and the client program (initialize's clientInfo, `name/version`) for audit rows
    */
-  mcp?: { protocolVersion: string; instructions: string; servers: string[]; client?: string };
+  /** `elicitation`: the client declared it can answer elicitation/create in form mode (approvals ask it) */
+  mcp?: { protocolVersion: string; instructions: string; servers: string[]; client?: string; elicitation?: true };
 }
 
 export interface SessionState extends SessionInit {

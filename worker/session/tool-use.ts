@@ -6,7 +6,8 @@
 // transaction of the state they describe; the alarm delivers them.
 
 import { argsDigest } from "../core/call-result.ts";
-import { gateLoads, serverGate, toolGate, type Gate, type LiveRules } from "../core/gate.ts";
+import { approvalGate, gateLoads, serverGate, toolGate, type Gate, type LiveRules } from "../core/gate.ts";
+import { ApprovalsClient } from "../approvals/approvals-client.ts";
 import type { GatewayResourceOp, ResourceOutcome } from "../core/mcp-resources.ts";
 import type { ActivationAudit, ActivationResult } from "../core/tool-search.ts";
 import { loadCatalog, type LoadedCatalog } from "../catalogs.ts";
@@ -90,6 +91,8 @@ export class ToolUse {
         ...this.io(init),
         activations: store.activationNames(),
         gate,
+        approval: approvalGate(catalog.byName, rules),
+        approvals: ApprovalsClient.of(env, { tenant: init.tenant ?? "", user: init.user ?? "" }),
         activate: (names, query, audit) => this.activate(names, query, audit, rules),
         begin: (event, key) => {
           // should this instance die mid-call, an alarm wakes the object to settle the row (unknown) and deliver it

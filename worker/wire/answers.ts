@@ -107,7 +107,7 @@ export const auditEvent = z
   .object({
     id: z.string(),
     at: z.string(),
-    type: z.enum(["search", "activation", "call", "denial", "resource", "prompt", "run"]),
+    type: z.enum(["search", "activation", "call", "denial", "resource", "prompt", "run", "approval"]),
     session: z.string(),
     tool: z.string().nullable(),
     server: z.string().nullable(),
@@ -125,6 +125,8 @@ export const auditEvent = z
     user: z.string().nullable(),
     /** the code-mode run (POST /v1/sessions/:id/code) the event belongs to; null for all else */
     run: z.string().nullable(),
+    /** the approval (POLICY.approval) the event asked for, decided or was released by; null for all else */
+    approval: z.string().nullable(),
     /** argument values, only with AUDIT_ARGUMENTS=store */
     arguments: z.unknown().optional(),
   })
@@ -135,7 +137,8 @@ export type AuditEvent = z.infer<typeof auditEvent>;
 export const auditPageAnswer = z.object({ events: z.array(auditEvent), cursor: z.string().nullable() }).strict();
 export type AuditPageAnswer = z.infer<typeof auditPageAnswer>;
 
-const tokens = { definition: count, name: count, short: count };
+/** `declaration`: the tool as a TypeScript declaration (code mode), when the catalog counted it */
+const tokens = { definition: count, name: count, short: count, declaration: count.optional() };
 
 /** A catalog server with its metadata and token sums (core/summary.ts ServerSummary). */
 const serverSummary = z
@@ -167,6 +170,8 @@ export const catalogInfo = z
         deferrable: count,
         deferredNames: count,
         coreTools: count,
+        /** every tool as a TypeScript declaration (code mode); null for a catalog built before code mode */
+        declarations: count.nullable(),
         /** the system section of each listing form, for the tools that are not alwaysLoad */
         listing: z.object({ names: count, grouped: count, servers: count, none: count }).strict(),
       })
@@ -225,6 +230,15 @@ export type PolicyAnswer = z.infer<typeof policyAnswer>;
 
 /** GET /healthz: the pinned catalog, and what is wrong with the settings for it (`ok` is false while there are `problems`). */
 export const healthAnswer = z
-  .object({ ok: z.boolean(), catalog: z.string(), tools: count, catalogLoadMs: z.number(), problems: names, warnings: names })
+  .object({
+    ok: z.boolean(),
+    catalog: z.string(),
+    tools: count,
+    catalogLoadMs: z.number(),
+    problems: names,
+    warnings: names,
+    /** code mode: whether runCode can run here, the engine, and why not (then no session is offered runCode) */
+    code: z.object({ available: z.boolean(), engine: z.string(), reason: z.string().optional() }).strict(),
+  })
   .strict();
 export type HealthAnswer = z.infer<typeof healthAnswer>;
