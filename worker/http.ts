@@ -62,23 +62,43 @@ export function tooDeep(value: unknown): string | null {
   return nestsDeeperThan(value) ? `body nests deeper than ${MAX_JSON_DEPTH} levels` : null;
 }
 
+const utf8 = new TextDecoder();
+
+/**
+ * A request body's text, in one read: with a declared length (within `maxBytes`, refused unread
+ * past it) the platform reads exactly that many bytes, and `text()` decodes them natively in one
+ * pass; a body without one (chunked) goes through readBytes, counted and cancelled past the limit.
+ * Only for requests the Worker receives: a fetched answer's length can name compressed bytes.
+ */
+export async function readText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared === null || !request.body) return utf8.decode(await readBytes(request, maxBytes));
+  if (Number(declared) > maxBytes) throw new ToolsearchError("payload_too_large", `body is ${declared} bytes; the limit is ${maxBytes}`);
+  return request.text();
+}
+
 /** Read a JSON object body: content type, size limit (in bytes, counted while reading), syntax and depth checked before any work. */
 export async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  return (await readJsonText(request, maxBytes)).value;
+}
+
+/** readJson, and the text the value was parsed from (core/json-member.ts reads members of it raw). */
+export async function readJsonText(request: Request, maxBytes: number): Promise<{ value: Record<string, unknown>; text: string }> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
     throw new ToolsearchError("unsupported_media_type", `content-type must be application/json, got "${type || "none"}"`);
   }
-  const buf = await readBytes(request, maxBytes);
+  const text = await readText(request, maxBytes);
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(buf));
+    value = JSON.parse(text);
   } catch (e) {
     throw new ToolsearchError("bad_request", `body is not valid JSON (${(e as Error).message})`);
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new ToolsearchError("bad_request", "body must be a JSON object");
   const deep = tooDeep(value);
   if (deep) throw new ToolsearchError("bad_request", deep);
-  return value as Record<string, unknown>;
+  return { value: value as Record<string, unknown>, text };
 }
 
 export interface RouteContext {

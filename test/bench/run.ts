@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark on this machine, written to test/bench/RESULTS.md with the
 // machine, versions and date. Not part of `npm test`. `npm run bench -- <section>` prints one
-// section (tokens, cold, latency, load, build, gate, quota, regex, code); with --write it replaces just that section. Figures are medians/percentiles of one run;
+// section (tokens, cold, latency, load, build, gate, quota, regex, code, floor); with --write it replaces just that section. Figures are medians/percentiles of one run;
 // compare rows within a table (same run), not across machines.
 import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
@@ -13,8 +13,9 @@ import { gateSection } from "./gate.ts";
 import { quotaSection } from "./quota.ts";
 import { codeModeSection } from "./code-mode.ts";
 import { regexSection } from "./regex.ts";
+import { FLOOR_PARTS, floorSection } from "./floor.ts";
 import { latency } from "./latency.ts";
-import { RESULTS, replaceSection, sections, table } from "./results.ts";
+import { RESULTS, replacePart, replaceSection, sections, table } from "./results.ts";
 import { tokensSection } from "./tokens.ts";
 import { throughput } from "./throughput.ts";
 
@@ -139,6 +140,15 @@ async function main() {
   if (!only || only === "quota") out.push(await quotaSection());
   if (!only || only === "regex") out.push(await regexSection());
   if (!only || only === "code") out.push(await codeModeSection());
+  if (!only || only === "floor") {
+    const f = await floorSection();
+    // Before and After are parts of one section: --write replaces the part BENCH_PART names
+    if (only && process.argv.includes("--write")) {
+      await replacePart(f.heading, f.intro, FLOOR_PARTS, f.part);
+      return console.log(`wrote ${f.heading}, ${f.part.split("\n")[0]} of ${RESULTS}`);
+    }
+    out.push(f.heading, "", f.intro, "", f.part);
+  }
 
   if (only && process.argv.includes("--write")) {
     // one section, written in place: the others (other owners' figures) are left as they are

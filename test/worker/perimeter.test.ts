@@ -129,6 +129,69 @@ describe("request bodies are bounded in bytes while they are read", () => {
     expect(pulled).toBeLessThanOrEqual(1024 * 1024 + 8 * CHUNK);
   });
 
+  /** a body sent chunked (no content-length), in `size`-byte pieces; `pulled` counts what was read */
+  function chunked(bytes: Uint8Array, size: number) {
+    const read = { pulled: 0 };
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (read.pulled >= bytes.length) return c.close();
+        c.enqueue(bytes.slice(read.pulled, read.pulled + size));
+        read.pulled += size;
+      },
+    });
+    return { body, read };
+  }
+  const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+    exports.default.fetch(
+      new Request(`${BASE}${path}`, { method: "POST", headers: { ...AUTH_A, "content-type": "application/json", ...headers }, body }),
+    );
+
+  it("a chunked chat body is read whole in odd-sized pieces that split UTF-8 characters, then checked (issue 38)", async () => {
+    // 300 KB of "é" (2 bytes each) in 1,001-byte chunks: every other chunk ends inside a character
+    const text = JSON.stringify({ model: "gpt-4o", metadata: { pad: "é".repeat(150_000) }, messages: [] });
+    const { body, read } = chunked(new TextEncoder().encode(text), 1001);
+    const res = await post("/v1/chat/completions", body);
+    // the field after the padding was reached: the body was decoded whole and parsed
+    expect([res.status, ((await res.json()) as Json).error.message]).toEqual([400, "messages: Array must contain at least 1 element(s)"]);
+    expect(read.pulled).toBeGreaterThanOrEqual(text.length);
+  });
+
+  it("a chunked chat body past its 4 MiB is cancelled at the limit; a declared length past it is refused unread (issue 38)", async () => {
+    const big = new Uint8Array(64 * 1024 * 1024).fill(0x20);
+    const { body, read } = chunked(big, 64 * 1024);
+    const res = await post("/v1/chat/completions", body);
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as Json).error.message).toMatch(/the limit is 4194304/);
+    expect(read.pulled).toBeLessThanOrEqual(4 * 1024 * 1024 + 8 * 64 * 1024);
+    for (const path of ["/v1/chat/completions", "/v1/responses", "/v1/messages"]) {
+      const declared = chunked(big, 64 * 1024);
+      const refused = await post(path, declared.body, { "content-length": String(5 * 1024 * 1024) });
+      expect([path, refused.status]).toEqual([path, 413]);
+      expect(declared.read.pulled, path).toBeLessThanOrEqual(8 * 64 * 1024);
+    }
+  });
+
+  it("a body with a declared length is read as declared: a valid one is parsed, a truncated one is a 400 (issue 38)", async () => {
+    const text = JSON.stringify({ model: "gpt-4o", metadata: { pad: "字".repeat(1000) }, messages: [] });
+    const bytes = new TextEncoder().encode(text);
+    const ok = await post("/v1/chat/completions", bytes, { "content-length": String(bytes.length) });
+    expect([ok.status, ((await ok.json()) as Json).error.message]).toEqual([400, "messages: Array must contain at least 1 element(s)"]);
+    const cut = await post("/v1/chat/completions", bytes.slice(0, 2000), { "content-length": "2000" });
+    expect([cut.status, ((await cut.json()) as Json).error.message]).toEqual([400, expect.stringMatching(/^body is not valid JSON/)]);
+  });
+
+  it("JSON nested 100,000 deep is a 400 on chat, responses and messages too (issue 38)", async () => {
+    const deep = `{"model":"gpt-4o","metadata":${"[".repeat(100_000)}${"]".repeat(100_000)},"messages":[]}`;
+    for (const path of ["/v1/chat/completions", "/v1/responses", "/v1/messages"]) {
+      const res = await post(path, deep, { "content-length": String(deep.length) });
+      expect([path, res.status, JSON.stringify(await res.json())]).toEqual([
+        path,
+        400,
+        expect.stringContaining("body nests deeper than 128 levels"),
+      ]);
+    }
+  });
+
   it("/mcp counts its 1 MiB in bytes: 400,000 CJK characters (1.2 MB) get 413 (L7)", async () => {
     const text = "字".repeat(400_000);
     const res = await send(`${BASE}/mcp`, {

@@ -40,6 +40,27 @@ describe("stored responses", () => {
     expect([after.status, after.body.error.param]).toEqual([400, "previous_response_id"]);
   });
 
+  it("the answer and every response event echo the request's tools as sent; the stored response keeps none (issue 38)", async () => {
+    const tools = [
+      { type: "function", name: "lookup", description: 'a "tools" marker: \u0000tools', parameters: { type: "object", properties: {} } },
+      { type: "function", name: "other", description: null, parameters: null, strict: true, extra: { tools: [1] } },
+    ];
+    // a `tools` member elsewhere in what the response echoes stays as it was
+    const text = { format: { type: "text" }, tools: [] };
+    const made = await create({ input: "hello", tools, text });
+    expect(made.status).toBe(200);
+    expect([made.body.tools, made.body.text]).toEqual([tools, text]);
+    expect((await call("GET", `/v1/responses/${made.body.id}`)).body.tools).toEqual([]);
+    const streamed = await create({ input: "hello", tools, text, stream: true });
+    const events = streamed.text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)) as Json)
+      .filter((e) => e.response);
+    expect(events.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "response.completed"]);
+    for (const e of events) expect([e.response.tools, e.response.text]).toEqual([tools, text]);
+  });
+
   it("store: false answers but keeps nothing", async () => {
     const made = await create({ input: "hello", store: false });
     expect([made.status, made.body.store]).toEqual([200, false]);

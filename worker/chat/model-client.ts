@@ -62,8 +62,27 @@ export const deadlineMs = (cfg: UpstreamConfig) => cfg.timeoutMs * (cfg.maxRetri
 const upstreamFetch: typeof fetch = async (input, init) =>
   boundedResponse(await fetch(input, { ...init, redirect: "manual" }), UPSTREAM_MAX_BYTES, tooLong);
 
+/**
+ * The SDK client for this configuration, made once per isolate: it holds only its options (in
+ * Node, on the loaded bench machine, a call with a new client took 9.5 ms against 5.0 ms).
+ */
+const clients = new Map<string, OpenAI>();
 export function upstreamClient(cfg: UpstreamConfig): OpenAI {
-  return new OpenAI({ baseURL: cfg.baseURL, apiKey: cfg.apiKey, timeout: cfg.timeoutMs, maxRetries: cfg.maxRetries, fetch: upstreamFetch });
+  const key = JSON.stringify([cfg.baseURL, cfg.apiKey, cfg.timeoutMs, cfg.maxRetries]);
+  let client = clients.get(key);
+  if (!client) {
+    // a deployment has one configuration; a bound keeps tests that vary it from piling clients up
+    if (clients.size >= 16) clients.clear();
+    client = new OpenAI({
+      baseURL: cfg.baseURL,
+      apiKey: cfg.apiKey,
+      timeout: cfg.timeoutMs,
+      maxRetries: cfg.maxRetries,
+      fetch: upstreamFetch,
+    });
+    clients.set(key, client);
+  }
+  return client;
 }
 
 export interface RoundMeta {

@@ -68,6 +68,8 @@ export interface TurnExtras {
     opts: { signal: AbortSignal; onText?: (t: string, meta: RoundMeta) => void },
   ) => Promise<ModelTurn & { meta: RoundMeta }>;
   withoutCatalog?: boolean;
+  /** the tool-set cache's key for the body's tools (chat/tool-set-cache.ts): the surface and its raw `tools` member */
+  toolsKey?: string;
   /** `view`: what the session may find (absent: every tool), as toolSearch is given it */
   answer?: (
     call: ToolCall,
@@ -92,7 +94,7 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
   const { messages: _m, tools = [], stream: _s, stream_options: _o, tool_choice, sessionKey: _k, endUser: _u, ...passthrough } = body;
   // a hosted tool_search tool asks for what the Worker does anyway: its search answers toolSearch
   const declared = tools.flatMap((t) => (t.type === "function" ? [t] : []));
-  const set = await clientToolSet(declared);
+  const set = await clientToolSet(declared, extras.toolsKey);
   const clientTools = declared.map(upstreamClientTool);
   const { state, splices, session, cat, plan, toolsChanged } = await chatSession(c, body, options, chain, set);
   const bare = extras.withoutCatalog === true;

@@ -12,7 +12,7 @@ import type { CatalogTool } from "./catalog.ts";
 import type { OpenAITool } from "./chat.ts";
 import { decideMode, resolveProfile, type Deferral, type PolicyConfig } from "./policy.ts";
 import { listingHeader, nameLine, viaCallTool } from "./listing.ts";
-import { searchCatalog, type SearchCatalog } from "./search.ts";
+import type { SearchCatalog } from "./search.ts";
 import { rankingIndex } from "./tool-index.ts";
 
 /**
@@ -53,12 +53,20 @@ function entry(t: OpenAITool, tokens: number): CatalogTool {
   };
 }
 
-/** `canonical[i]` is canonicalJson(tools[i]): the cache computes it once for the hash and here. */
+/** `canonical[i]` is canonicalJson(tools[i]) (computed once, for the hash and here). The index is
+ * built by the first search: most requests never search a set, and tokenizing was most of a miss. */
 export function buildClientToolSet(tools: readonly OpenAITool[], canonical: readonly string[], hash: string): ClientToolSet {
   const entries = tools.map((t, i) => entry(t, Math.ceil(canonical[i]!.length * TOKENS_PER_CHAR)));
-  const index = rankingIndex(entries);
+  let index: SearchCatalog["index"] | undefined;
+  const catalog: SearchCatalog = {
+    tools: entries,
+    byName: new Map(entries.map((t) => [t.name, t])),
+    get index() {
+      return (index ??= rankingIndex(entries));
+    },
+  };
   const chars = canonical.reduce((n, c) => n + c.length, 0);
-  return { hash, tools, catalog: searchCatalog(entries, index), bytes: Math.round(chars * BYTES_PER_CHAR) };
+  return { hash, tools, catalog, bytes: Math.round(chars * BYTES_PER_CHAR) };
 }
 
 /** What a session decided for one tool set; stored with the session (SessionInit.clientTools). */

@@ -6,7 +6,7 @@
 
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { ToolsearchError } from "../core/errors.ts";
-import { json, MAX_BODY_BYTES, readBytes, tooDeep, type RouteContext } from "../http.ts";
+import { json, MAX_BODY_BYTES, readText, tooDeep, type RouteContext } from "../http.ts";
 import { SessionClient, type FrozenState } from "../session/client.ts";
 import type { McpSession } from "./server.ts";
 
@@ -32,10 +32,10 @@ export const BATCH_VERSIONS = new Set(["2025-03-26"]);
 
 /** The JSON-RPC body: at most MAX_BODY_BYTES bytes (counted while reading: http.ts), valid, not nested too deep. */
 export async function readMessages(request: Request): Promise<{ body: unknown; messages: unknown[] }> {
-  const bytes = await readBytes(request, MAX_BODY_BYTES);
+  const text = await readText(request, MAX_BODY_BYTES);
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder().decode(bytes));
+    body = JSON.parse(text);
   } catch (e) {
     throw new RpcError(-32700, `Parse error: ${(e as Error).message}`);
   }

@@ -19,10 +19,15 @@ export interface EventSource {
   finish(result: AgentResult): Promise<ResponseObject>;
 }
 
-export function responseEvents(write: (s: string) => void, source: EventSource): StreamWriter {
+/** `stringify`: the events' JSON (respond.ts echoJson, which writes the request's tools once) */
+export function responseEvents(
+  write: (s: string) => void,
+  source: EventSource,
+  stringify: (v: unknown) => string = JSON.stringify,
+): StreamWriter {
   let seq = 0;
   const send = (type: string, fields: Record<string, unknown>) =>
-    write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`);
+    write(`event: ${type}\ndata: ${stringify({ type, sequence_number: seq++, ...fields })}\n\n`);
   let started!: ResponseObject;
   let text: { id: string; text: string } | null = null;
   const part = (t: string) => ({ type: "output_text", text: t, annotations: [], logprobs: [] });

@@ -3,6 +3,8 @@
 // usage in the Responses shape, and the response object echoing what the request asked for. The
 // output's chat form (what a client sending these items back would give) is computed by the same
 // translation as its input, so a stored response and a replayed one are the same bytes upstream.
+// echoJson writes those objects with the request's tools stringified once (its marker is random:
+// the one impure part).
 
 import type { AgentResult } from "../core/agent.ts";
 import { textOf, type ChatMessage, type JsonValue, type Usage } from "../core/chat.ts";
@@ -118,5 +120,24 @@ export function responseObject(body: ResponsesBody, meta: ResponseMeta, result: 
     reasoning: body.reasoning ?? null,
     truncation: "disabled",
     background: false,
+  };
+}
+
+/**
+ * JSON of events and answers that echo the request's tools, with the tools stringified once per
+ * request: a response object (the answer, and the created, in_progress and completed events) goes
+ * through JSON.stringify with a marker in place of its tools, and the marker is replaced by the
+ * tools' JSON (191 MCP tools are 280 KB, stringified three times in a stream). The marker is
+ * random per request, so no text of the client's can name it.
+ */
+export function echoJson(tools: readonly unknown[]): (value: unknown) => string {
+  const marker = `\u0000tools ${crypto.randomUUID()}`;
+  const quoted = JSON.stringify(marker);
+  let toolsJson: string | undefined;
+  const replacer = (key: string, v: unknown) => (key === "tools" && v === tools ? marker : v);
+  return (value) => {
+    const text = JSON.stringify(value, replacer);
+    const at = text.indexOf(quoted);
+    return at < 0 ? text : text.slice(0, at) + (toolsJson ??= JSON.stringify(tools)) + text.slice(at + quoted.length);
   };
 }

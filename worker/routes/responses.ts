@@ -9,12 +9,13 @@
 import type { AgentResult } from "../core/agent.ts";
 import type { ChatMessage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { json, readJson, route, type RouteContext } from "../http.ts";
+import { memberText } from "../core/json-member.ts";
+import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { SESSION_HEADER } from "../chat/conversation.ts";
 import { streamTurn } from "../chat/stream.ts";
 import { chatTurn, type ChatTurnBody } from "../chat/turn.ts";
 import { responseEvents } from "../responses/events.ts";
-import { outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
+import { echoJson, outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
 import { newResponseId, sessionOfResponse } from "../responses/shapes.ts";
 import { badField, chatMessages, chatToolChoice, chatTools, upstreamFields } from "../responses/translate.ts";
 import { SessionClient } from "../session/client.ts";
@@ -30,7 +31,8 @@ function noSession(e: unknown): null {
 
 async function create(c: RouteContext): Promise<Response> {
   let options = parseChatHeaders(c.request.headers);
-  const body = parseResponsesBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
+  const { value, text } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES);
+  const body = parseResponsesBody(value);
   const previous = body.previous_response_id ?? null;
   let history: ChatMessage[] = [];
   if (previous) {
@@ -66,7 +68,9 @@ async function create(c: RouteContext): Promise<Response> {
     tools,
     tool_choice: chatToolChoice(body.tool_choice),
   };
-  const turn = await chatTurn(c, chatBody, options);
+  // the chat tools are chatTools() of the raw member: the same text, the same tools
+  const raw = tools.length ? memberText(text, "tools") : undefined;
+  const turn = await chatTurn(c, chatBody, options, { toolsKey: raw && `responses\u0000${raw}` });
   // tools nothing here can run (hosted web_search, custom tools): left out, and said so
   if (unsupported.length) turn.headers["x-toolsearch-ignored-tools"] = unsupported.join(",");
   const meta = {
@@ -80,14 +84,17 @@ async function create(c: RouteContext): Promise<Response> {
     const searched = hostedSearch ? searchItems(turn.loaded, names, meta.id) : [];
     const output = outputItems(result.message, meta.id, names, searched);
     const response = responseObject(body, meta, result, output);
-    if (meta.store) await turn.session.putResponse({ response, messages: [...input, ...outputAsChat(output)] });
+    // stored without its tools (the store keeps none: they would cross the RPC only to be dropped)
+    if (meta.store) await turn.session.putResponse({ response: { ...response, tools: [] }, messages: [...input, ...outputAsChat(output)] });
     return response;
   };
+  const echo = echoJson(body.tools ?? []);
   if (!body.stream) {
     const result = await turn.run();
-    return json(await finish(result), 200, { ...turn.headers, "x-toolsearch-hops": String(result.hops) });
+    const headers = { "content-type": "application/json; charset=utf-8", ...turn.headers, "x-toolsearch-hops": String(result.hops) };
+    return new Response(echo(await finish(result)), { headers });
   }
-  return streamTurn(turn, (write) => responseEvents(write, { started: () => responseObject(body, meta, null, []), finish }));
+  return streamTurn(turn, (write) => responseEvents(write, { started: () => responseObject(body, meta, null, []), finish }, echo));
 }
 
 /** The stored response `id` in the caller's tenant, or the one 404. */

@@ -9,8 +9,8 @@
 
 import { z } from "zod";
 import { RESERVED_NAMES } from "../core/chat.ts";
-import { check, checkHeaders, int } from "./check.ts";
-import { MAX_CLIENT_TOOLS, MAX_MESSAGES } from "./chat.ts";
+import { check, checkHeaders, int, isObject, keysInOrder, optional, unlessQuick } from "./check.ts";
+import { MAX_CLIENT_TOOLS, MAX_MESSAGES, NAME_RE } from "./chat.ts";
 import { option } from "./requests.ts";
 
 export const BLOCK_TYPES = [
@@ -111,6 +111,44 @@ const tool = z.union([customTool, searchTool, otherTool], {
       : { message: ctx.defaultError },
 });
 
+const toolList = z
+  .array(tool)
+  .max(MAX_CLIENT_TOOLS)
+  .superRefine((tools, ctx) => {
+    const seen = new Set<string>();
+    tools.forEach((t, i) => {
+      const n = typeof t.name === "string" ? t.name : undefined;
+      if (n !== undefined && seen.has(n)) ctx.addIssue({ code: "custom", message: `"${n}" is declared twice`, path: [i, "name"] });
+      if (n !== undefined) seen.add(n);
+    });
+  });
+type ToolList = z.infer<typeof toolList>;
+const CUSTOM_KEYS = ["type", "name", "description", "input_schema", "defer_loading"];
+
+/**
+ * Custom tools as toolList answers them (wire/check.ts unlessQuick), server tools left to zod:
+ * the tools as sent, but an input_schema whose `type` is not its first key copied with `type`
+ * first, as zod orders it (a catalog's canonical schemas sort it last).
+ */
+function quickCustomTools(v: unknown): ToolList | undefined {
+  if (!Array.isArray(v) || v.length > MAX_CLIENT_TOOLS) return undefined;
+  const names = new Set<string>();
+  const out: ToolList = [];
+  for (const t of v) {
+    if (!isObject(t) || (t.type !== undefined && t.type !== "custom") || !keysInOrder(t, CUSTOM_KEYS, true)) return undefined;
+    if (typeof t.name !== "string" || !NAME_RE.test(t.name) || RESERVED_NAMES.has(t.name) || names.has(t.name)) return undefined;
+    if (!optional(t.description, "string") || !optional(t.defer_loading, "boolean")) return undefined;
+    const schema = t.input_schema;
+    if (!isObject(schema) || schema.type !== "object" || Object.hasOwn(schema, "__proto__")) return undefined;
+    names.add(t.name);
+    out.push((Object.keys(schema)[0] === "type" ? t : { ...t, input_schema: { type: "object", ...schema } }) as ToolList[number]);
+  }
+  return out;
+}
+
+/** zod's own parse of a tools list, without the one-pass check (tests compare the two). */
+export const parseToolListWithZod = (v: unknown): ToolList => check(toolList, v);
+
 const toolChoice = z.discriminatedUnion(
   "type",
   [
@@ -132,18 +170,7 @@ const fields = {
   model: option.model,
   system: system.optional(),
   messages: z.array(message).min(1).max(MAX_MESSAGES),
-  tools: z
-    .array(tool)
-    .max(MAX_CLIENT_TOOLS)
-    .superRefine((tools, ctx) => {
-      const seen = new Set<string>();
-      tools.forEach((t, i) => {
-        const n = typeof t.name === "string" ? t.name : undefined;
-        if (n !== undefined && seen.has(n)) ctx.addIssue({ code: "custom", message: `"${n}" is declared twice`, path: [i, "name"] });
-        if (n !== undefined) seen.add(n);
-      });
-    })
-    .optional(),
+  tools: unlessQuick(toolList, quickCustomTools).optional(),
   tool_choice: toolChoice.optional(),
   thinking: z.object({ type: z.string() }).passthrough().optional(),
   metadata: z

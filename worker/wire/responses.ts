@@ -10,8 +10,8 @@
 
 import { z } from "zod";
 import { RESERVED_NAMES } from "../core/chat.ts";
-import { check, int } from "./check.ts";
-import { MAX_CLIENT_TOOLS, MAX_MESSAGES, toolSearchTool, uniqueNames } from "./chat.ts";
+import { check, int, isObject, keysInOrder, optional, plainRecord, unlessQuick } from "./check.ts";
+import { MAX_CLIENT_TOOLS, MAX_MESSAGES, NAME_RE, toolSearchTool, uniqueNames } from "./chat.ts";
 import { option } from "./requests.ts";
 
 const ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning", "tool_search_call", "tool_search_output"] as const;
@@ -123,6 +123,36 @@ const toolChoice = z.union(
   { errorMap: () => ({ message: 'must be "none", "auto", "required", a function or allowed_tools' }) },
 );
 
+const toolList = z
+  .array(tool)
+  .max(MAX_CLIENT_TOOLS)
+  .superRefine(
+    uniqueNames(
+      (t) => (t.type === "tool_search" || t.type === "unsupported" ? undefined : t.name),
+      (i) => [i, "name"],
+    ),
+  );
+type ToolList = z.infer<typeof toolList>;
+const FN_KEYS = ["type", "name", "description", "parameters", "strict", "defer_loading"];
+
+/** Function tools toolList answers as they are (wire/check.ts unlessQuick); namespaces and the rest go to zod. */
+function unchangedFunctions(v: unknown): v is ToolList {
+  if (!Array.isArray(v) || v.length > MAX_CLIENT_TOOLS) return false;
+  const names = new Set<string>();
+  for (const t of v) {
+    if (!isObject(t) || t.type !== "function" || !keysInOrder(t, FN_KEYS, true)) return false;
+    if (typeof t.name !== "string" || !NAME_RE.test(t.name) || RESERVED_NAMES.has(t.name) || names.has(t.name)) return false;
+    if (!optional(t.description, "string", true) || !optional(t.strict, "boolean", true) || !optional(t.defer_loading, "boolean"))
+      return false;
+    if (t.parameters !== undefined && t.parameters !== null && !plainRecord(t.parameters)) return false;
+    names.add(t.name);
+  }
+  return true;
+}
+
+/** zod's own parse of a tools list, without the one-pass check (tests compare the two). */
+export const parseToolListWithZod = (v: unknown): ToolList => check(toolList, v);
+
 const body = z
   .object({
     model: option.model,
@@ -131,16 +161,7 @@ const body = z
       .preprocess((v) => (typeof v === "string" ? [{ type: "message", role: "user", content: v }] : v), z.array(item).max(MAX_MESSAGES))
       .optional(),
     instructions: z.string().nullable().optional(),
-    tools: z
-      .array(tool)
-      .max(MAX_CLIENT_TOOLS)
-      .superRefine(
-        uniqueNames(
-          (t) => (t.type === "tool_search" || t.type === "unsupported" ? undefined : t.name),
-          (i) => [i, "name"],
-        ),
-      )
-      .optional(),
+    tools: unlessQuick(toolList, (v) => (unchangedFunctions(v) ? v : undefined)).optional(),
     tool_choice: toolChoice.optional(),
     parallel_tool_calls: z.boolean().nullable().optional(),
     previous_response_id: z.string().min(1).max(200).nullable().optional(),
