@@ -1,14 +1,15 @@
-// Approvals on the chat surfaces and in code mode, inside workerd with the scripted model: on
+// Approvals on the chat surfaces, the Responses API and in code mode, inside workerd with the scripted model: on
 // /v1/chat/completions and /v1/messages (edge execution) the approval link is the hidden round's
 // tool result, so the model can tell the user; after a yes the same request runs the call. In a
 // code-mode run the call throws an error carrying the link. Nothing reaches the server before
 // the yes (the fixture server's record of calls).
 import { env } from "cloudflare:workers";
-import { describe, expect, inject, it } from "vitest";
-import { callWith, EDGE, fixture, type Json } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import OpenAI from "openai";
+import { BASE, callWith, EDGE, fetchWith, fixture, KEY_A, modelLane, type Json } from "./helpers.ts";
 
 const ADD = "mcp__fixture__counter_add";
-const upstream = inject("upstreamUrl");
+const upstream = modelLane();
 const VARS = {
   ...EDGE,
   OPENAI_BASE_URL: upstream,
@@ -21,7 +22,7 @@ const adds = async () => ((await fixture("stats")).calls as Json[]).filter((c) =
 const approvalOf = (text: string) => /approval needed: \S+\.(ap_[A-Za-z0-9_-]{22})/.exec(text)?.[1];
 /** What the model was told: the last tool message of the scripted model's requests that carry `marker`. */
 async function told(marker: string): Promise<string> {
-  const all = (await (await fetch(`${new URL(upstream).origin}/_control/requests`)).json()) as Json[];
+  const all = (await (await fetch(`${upstream.replace(/\/v1$/, "")}/_control/requests`)).json()) as Json[];
   const mine = all.filter((r) => JSON.stringify(r.body.messages).includes(marker));
   const tool = mine.flatMap((r) => r.body.messages as Json[]).filter((m) => m.role === "tool" || Array.isArray(m.content));
   return JSON.stringify(tool.at(-1) ?? null);
@@ -86,6 +87,64 @@ describe("code mode: the call throws, carrying the link", () => {
     });
     expect(r.status).toBe(200);
     expect(approvalOf(String(r.body.value))).toBeDefined();
+    expect(await adds()).toBe(before);
+  });
+});
+
+describe("the Responses API: mcp_approval_request, then mcp_approval_response", () => {
+  const client = new OpenAI({ apiKey: KEY_A, baseURL: `${BASE}/v1`, fetch: fetchWith(VARS), maxRetries: 0 });
+  const ask = (n: number) =>
+    client.responses.create(
+      { model: "gpt-4o", input: `add to the counter ${ADD} [args {"n":${n}}] (${crypto.randomUUID()})` },
+      { headers: EDGE_HEADERS },
+    );
+
+  it("the openai client gets the request item; approving it runs the call once, and the model goes on from its result", async () => {
+    const before = await adds();
+    const first = await ask(31);
+    const item = first.output.find((o) => (o as { type: string }).type === "mcp_approval_request") as unknown as Json;
+    expect(item).toMatchObject({ id: expect.stringMatching(/^ap_/), name: ADD, server_label: "fixture", arguments: '{"n":31}' });
+    expect(await adds()).toBe(before);
+    const second = await client.responses.create(
+      {
+        model: "gpt-4o",
+        previous_response_id: first.id,
+        input: [{ type: "mcp_approval_response", approval_request_id: item.id, approve: true }],
+      },
+      { headers: EDGE_HEADERS },
+    );
+    expect(second.output_text).toMatch(/^Done with mcp__fixture__counter_add: /);
+    expect(second.output_text).not.toContain("approval needed");
+    expect(await adds()).toBe(before + 1);
+    // decided once: the same answer again is refused, naming the field
+    const again = await client.responses
+      .create(
+        {
+          model: "gpt-4o",
+          previous_response_id: first.id,
+          input: [{ type: "mcp_approval_response", approval_request_id: item.id, approve: true }],
+        },
+        { headers: EDGE_HEADERS },
+      )
+      .catch((e: unknown) => e as { status: number; message: string });
+    expect(again).toMatchObject({ status: 409 });
+    expect(String((again as { message: string }).message)).toContain("input.0.approval_request_id");
+    expect(await adds()).toBe(before + 1);
+  });
+
+  it("a no: the model is told the person denied it, and nothing runs", async () => {
+    const before = await adds();
+    const first = await ask(32);
+    const item = first.output.find((o) => (o as { type: string }).type === "mcp_approval_request") as unknown as Json;
+    const second = await client.responses.create(
+      {
+        model: "gpt-4o",
+        previous_response_id: first.id,
+        input: [{ type: "mcp_approval_response", approval_request_id: item.id, approve: false, reason: "not now" }],
+      },
+      { headers: EDGE_HEADERS },
+    );
+    expect(second.output_text).toContain(`the person asked to approve this call of ${ADD} denied`);
     expect(await adds()).toBe(before);
   });
 });

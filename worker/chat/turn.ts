@@ -21,6 +21,7 @@ import { applySplices, prefixChain } from "../core/splice.ts";
 import type { Activate } from "../core/tool-search.ts";
 import { notAvailable, sessionAccess, type AccessView } from "../core/access.ts";
 import { ToolsearchError } from "../core/errors.ts";
+import type { ApprovalAsked } from "../session/call-end.ts";
 import { isLoaded } from "../core/frozen.ts";
 import { requireServers, settings } from "../settings.ts";
 import type { RouteContext } from "../http.ts";
@@ -68,6 +69,11 @@ export interface TurnExtras {
     opts: { signal: AbortSignal; onText?: (t: string, meta: RoundMeta) => void },
   ) => Promise<ModelTurn & { meta: RoundMeta }>;
   withoutCatalog?: boolean;
+  /**
+   * Responses: an edge call that waits for a person's yes goes back to the client as an approval
+   * request (recorded here) instead of the link in a hidden round
+   */
+  approvals?: ApprovalAsked[];
   /** the tool-set cache's key for the body's tools (chat/tool-set-cache.ts): the surface and its raw `tools` member */
   toolsKey?: string;
   /** `view`: what the session may find (absent: every tool), as toolSearch is given it */
@@ -168,6 +174,8 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
         execute: async (name, args) => {
           onEdgeCall?.();
           const outcome = await session.run(name, args, { via: "chat", key });
+          const asked = outcome.ok && outcome.approval?.status === "pending" ? outcome.approval : undefined;
+          if (asked && extras.approvals) return (extras.approvals.push(asked), null);
           return outcome.ok ? resultText(outcome.result) : `Error: ${outcome.message}`;
         },
       },

@@ -46,8 +46,11 @@ export interface AgentIO {
   activate: Activate;
   /** run a code-mode program at the edge (code-mode sessions); the text is the tool message the model gets */
   runCode?: (code: string) => Promise<string>;
-  /** run a catalog tool at the edge; the text is the tool message the model gets */
-  execute?(name: string, args: Record<string, unknown>): Promise<string>;
+  /**
+   * run a catalog tool at the edge; the text is the tool message the model gets. null: the call goes
+   * back to the client instead (a Responses approval request: the client answers it, then it runs)
+   */
+  execute?(name: string, args: Record<string, unknown>): Promise<string | null>;
   /** a call the surface answers itself in a hidden round, with the activations it made (undefined: judged as usual) */
   answer?(call: ToolCall): Promise<{ result: string; activations?: readonly string[] } | undefined>;
 }
@@ -206,7 +209,11 @@ export async function runAgent(input: AgentInput, io: AgentIO): Promise<AgentRes
         answer: `Error: invalid arguments for ${name}:\n${check.errors.map((e) => `- ${e}`).join("\n")}\nFix them and call again.${schema}`,
       };
     }
-    if (input.edge?.servers.has(tool.server) && io.execute) return { call, answer: await io.execute(name, check.args), edge: true };
+    if (input.edge?.servers.has(tool.server) && io.execute) {
+      const answer = await io.execute(name, check.args);
+      if (answer !== null) return { call, answer, edge: true };
+      return { call, client: { ...call, function: { name, arguments: JSON.stringify(check.args) } } };
+    }
     const client =
       typeof args === "string" && call.function.name === name
         ? call

@@ -43,7 +43,17 @@ export interface OutputToolSearchOutput {
   tools: JsonValue[];
 }
 
-export type OutputItem = OutputMessage | OutputFunctionCall | OutputToolSearchCall | OutputToolSearchOutput;
+/** An edge call that waits for a person's yes (POLICY.approval): answered by an mcp_approval_response input item. */
+export interface OutputApprovalRequest {
+  type: "mcp_approval_request";
+  /** the approval's id: the answer's approval_request_id */
+  id: string;
+  name: string;
+  server_label: string;
+  arguments: string;
+}
+
+export type OutputItem = OutputMessage | OutputFunctionCall | OutputToolSearchCall | OutputToolSearchOutput | OutputApprovalRequest;
 
 export interface ResponsesUsage {
   input_tokens: number;

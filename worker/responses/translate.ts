@@ -96,7 +96,8 @@ export type Item =
   | { type: "message"; role: "user" | "assistant" | "system" | "developer"; content: Content }
   | { type: "function_call"; call_id: string; name: string; namespace?: string; arguments: string }
   | { type: "function_call_output"; call_id: string; output: Content }
-  | { type: "reasoning" | "tool_search_call" | "tool_search_output" };
+  | { type: "reasoning" | "tool_search_call" | "tool_search_output" | "mcp_approval_request" }
+  | { type: "mcp_approval_response"; approval_request_id: string; approve: boolean; reason?: string };
 
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
@@ -133,6 +134,8 @@ export function chatMessages(items: readonly Item[], calls: Set<string>, field =
   items.forEach((it, i) => {
     // the upstream gets the hidden rounds themselves (splices), not the client's record of them
     if (it.type === "reasoning" || it.type === "tool_search_call" || it.type === "tool_search_output") return;
+    // an approval's request and answer: the route made the answer the call's output (responses/approvals.ts)
+    if (it.type === "mcp_approval_request" || it.type === "mcp_approval_response") return;
     if (it.type === "message") {
       const m: ChatMessage =
         it.role === "assistant"

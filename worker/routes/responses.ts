@@ -19,6 +19,8 @@ import { echoJson, outputAsChat, outputItems, responseObject, searchItems } from
 import { newResponseId, sessionOfResponse } from "../responses/shapes.ts";
 import { badField, chatMessages, chatToolChoice, chatTools, upstreamFields } from "../responses/translate.ts";
 import { SessionClient } from "../session/client.ts";
+import type { ApprovalAsked } from "../session/call-end.ts";
+import { answerApprovals, withApprovalRequests } from "../responses/approvals.ts";
 import { MAX_THREAD_BYTES } from "../session/response-store.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatHeaders } from "../wire/chat.ts";
 import { parseResponsesBody } from "../wire/responses.ts";
@@ -52,7 +54,9 @@ async function create(c: RouteContext): Promise<Response> {
   }
   // checked before anything is created or stored: a refused request leaves nothing behind
   const calls = new Set(history.flatMap((m) => (m.tool_calls ?? []).map((t) => t.id)));
-  const input = chatMessages(body.input ?? [], calls);
+  // a person's answers to approval requests: decided, and the calls they answer run (responses/approvals.ts)
+  const session = options[SESSION_HEADER] && previous ? SessionClient.of(c, options[SESSION_HEADER]) : null;
+  const input = chatMessages(await answerApprovals(c, session, history, body.input ?? []), calls);
   const messages: ChatMessage[] = [
     ...(body.instructions ? [{ role: "system" as const, content: body.instructions }] : []),
     ...history,
@@ -70,7 +74,8 @@ async function create(c: RouteContext): Promise<Response> {
   };
   // the chat tools are chatTools() of the raw member: the same text, the same tools
   const raw = tools.length ? memberText(text, "tools") : undefined;
-  const turn = await chatTurn(c, chatBody, options, { toolsKey: raw && `responses\u0000${raw}` });
+  const asked: ApprovalAsked[] = [];
+  const turn = await chatTurn(c, chatBody, options, { toolsKey: raw && `responses\u0000${raw}`, approvals: asked });
   // tools nothing here can run (hosted web_search, custom tools): left out, and said so
   if (unsupported.length) turn.headers["x-toolsearch-ignored-tools"] = unsupported.join(",");
   const meta = {
@@ -82,10 +87,12 @@ async function create(c: RouteContext): Promise<Response> {
   };
   const finish = async (result: AgentResult) => {
     const searched = hostedSearch ? searchItems(turn.loaded, names, meta.id) : [];
-    const output = outputItems(result.message, meta.id, names, searched);
+    const calls = outputItems(result.message, meta.id, names, searched);
+    // a call that waits for a yes is an approval request; the stored conversation keeps the call
+    const output = withApprovalRequests(calls, asked);
     const response = responseObject(body, meta, result, output);
     // stored without its tools (the store keeps none: they would cross the RPC only to be dropped)
-    if (meta.store) await turn.session.putResponse({ response: { ...response, tools: [] }, messages: [...input, ...outputAsChat(output)] });
+    if (meta.store) await turn.session.putResponse({ response: { ...response, tools: [] }, messages: [...input, ...outputAsChat(calls)] });
     return response;
   };
   const echo = echoJson(body.tools ?? []);

@@ -14,7 +14,16 @@ import { check, int, isObject, keysInOrder, optional, plainRecord, unlessQuick }
 import { MAX_CLIENT_TOOLS, MAX_MESSAGES, NAME_RE, toolSearchTool, uniqueNames } from "./chat.ts";
 import { option } from "./requests.ts";
 
-const ITEM_TYPES = ["message", "function_call", "function_call_output", "reasoning", "tool_search_call", "tool_search_output"] as const;
+const ITEM_TYPES = [
+  "message",
+  "function_call",
+  "function_call_output",
+  "reasoning",
+  "tool_search_call",
+  "tool_search_output",
+  "mcp_approval_request",
+  "mcp_approval_response",
+] as const;
 const TOOL_TYPES = ["function", "namespace", "tool_search"] as const;
 
 /** A tool of a type the Worker cannot offer, kept only as its type. */
@@ -70,14 +79,28 @@ const functionCallOutput = z
 const reasoning = z.object({ type: z.literal("reasoning") }).passthrough();
 const searchCall = z.object({ type: z.literal("tool_search_call") }).passthrough();
 const searchOutput = z.object({ type: z.literal("tool_search_output") }).passthrough();
+/** POLICY.approval: the Worker's request sent back (the stored conversation has its call), and the person's answer. */
+const approvalRequest = z.object({ type: z.literal("mcp_approval_request") }).passthrough();
+const approvalResponse = z
+  .object({
+    type: z.literal("mcp_approval_response"),
+    approval_request_id: z.string().min(1).max(100),
+    approve: z.boolean({ invalid_type_error: "must be true or false", required_error: "required" }),
+    reason: z.string().max(500).optional(),
+  })
+  .passthrough();
 
 /** An item without a type but with a role is a message (OpenAI's "easy input message"). */
 const item = z.preprocess(
   (v) => (v && typeof v === "object" && !("type" in v) && "role" in v ? { ...v, type: "message" } : v),
-  z.discriminatedUnion("type", [message, functionCall, functionCallOutput, reasoning, searchCall, searchOutput], {
-    errorMap: (issue, ctx) =>
-      issue.code === "invalid_union_discriminator" ? oneOf("item type", ITEM_TYPES)() : { message: ctx.defaultError },
-  }),
+  z.discriminatedUnion(
+    "type",
+    [message, functionCall, functionCallOutput, reasoning, searchCall, searchOutput, approvalRequest, approvalResponse],
+    {
+      errorMap: (issue, ctx) =>
+        issue.code === "invalid_union_discriminator" ? oneOf("item type", ITEM_TYPES)() : { message: ctx.defaultError },
+    },
+  ),
 );
 
 const fn = z
