@@ -11,30 +11,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCodex, runOpencode, type Gateway } from "../fixtures/agent-clis.ts";
 import { runGemini, runQwen } from "../fixtures/agent-clis-gemini.ts";
-import { startEverything } from "../fixtures/edge-servers.ts";
-import { startScriptedAgentModel, type ScriptedAgentModel } from "../fixtures/scripted-agent-model.ts";
-import { DEV_API_KEY, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
-import { tempDir } from "./helpers.ts";
+import { startAgentGateway, type AgentGateway } from "../fixtures/agent-gateway.ts";
 
-let everything: { url: string; stop(): Promise<void> };
-let dev: DevServer;
-let model: ScriptedAgentModel;
+let up: AgentGateway;
+let model: AgentGateway["model"];
 let gateway: Gateway;
 
 beforeAll(async () => {
-  everything = await startEverything();
-  dev = await startWranglerDev({
-    persistTo: await tempDir("toolsearch-agents-"),
-    vars: { SERVERS: JSON.stringify({ everything: { url: everything.url } }) },
-  });
-  model = await startScriptedAgentModel();
-  gateway = { url: `${dev.url}/mcp`, key: DEV_API_KEY, model: model.url };
+  up = await startAgentGateway("toolsearch-agents-");
+  ({ model, gateway } = up);
 }, 120_000);
-afterAll(async () => {
-  await dev?.stop();
-  await everything?.stop();
-  await model?.close();
-});
+afterAll(() => up?.stop());
 
 /**
  * What the first model request of a conversation carries: toolSearch inline, and the deferred

@@ -3,14 +3,12 @@
 // arguments, gives their key and presses Approve; the same call then runs once. Refused on the
 // way: a second decision (the link is used), another principal's key, a form posted from another
 // site (`localhost` against the Worker's `127.0.0.1`: two sites).
-import { createServer, type Server } from "node:http";
-import { join } from "node:path";
-import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../fixtures/browser.ts";
-import { EDGE_TOKEN, startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts";
-import { freePort, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
-import { tempDir } from "./helpers.ts";
+import { startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts";
+import { startEdgeWorker } from "../fixtures/edge-worker.ts";
+import { startOtherSite, type OtherSite } from "../fixtures/other-site.ts";
+import type { DevServer } from "../fixtures/wrangler-dev.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEYS = { alice: "approval-key-alice-000000", bob: "approval-key-bob-00000000" };
@@ -22,38 +20,25 @@ if (typeof launched === "string") console.warn(`SKIPPED: the approval page in Ch
 
 let servers: EdgeServers;
 let dev: DevServer;
-let attacker: Server;
-let attackerUrl: string;
-let attackerPage = "";
+let other: OtherSite;
 
 beforeAll(async () => {
-  const state = await tempDir("toolsearch-approval-");
   servers = await startEdgeServers();
-  const envFile = join(state, ".env");
-  await writeFile(envFile, `EDGE_TEST_TOKEN=${EDGE_TOKEN}\n`);
-  dev = await startWranglerDev({
-    env: "test",
-    persistTo: state,
-    envFile,
-    port: await freePort(),
-    vars: {
-      CATALOG: "edge@1.0.0.json",
-      SERVERS: JSON.stringify({ fixture: { url: servers.fixture, headers: { authorization: "Bearer ${EDGE_TEST_TOKEN}" } } }),
-      POLICY: JSON.stringify({ approval: { default: { ask: [ADD] } } }),
-      OPENAI_API_KEY: "unused",
-      API_KEYS: JSON.stringify({ [KEYS.alice]: { tenant: "acme", user: "alice" }, [KEYS.bob]: { tenant: "acme", user: "bob" } }),
-    },
+  dev = await startEdgeWorker("toolsearch-approval-", {
+    CATALOG: "edge@1.0.0.json",
+    SERVERS: JSON.stringify({ fixture: { url: servers.fixture, headers: { authorization: "Bearer ${EDGE_TEST_TOKEN}" } } }),
+    POLICY: JSON.stringify({ approval: { default: { ask: [ADD] } } }),
+    OPENAI_API_KEY: "unused",
+    API_KEYS: JSON.stringify({ [KEYS.alice]: { tenant: "acme", user: "alice" }, [KEYS.bob]: { tenant: "acme", user: "bob" } }),
   });
-  attacker = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(attackerPage));
-  await new Promise<void>((r) => attacker.listen(0, "127.0.0.1", r));
-  attackerUrl = `http://localhost:${(attacker.address() as { port: number }).port}/`;
+  other = await startOtherSite();
 }, 120_000);
 
 afterAll(async () => {
   await chromium?.close();
   await dev?.stop();
   await servers?.stop();
-  attacker?.close();
+  other?.close();
 });
 
 async function api(who: keyof typeof KEYS, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
@@ -82,8 +67,10 @@ describe.skipIf(!chromium)("the approval page in Chromium", () => {
     const page = await context.newPage();
     // another site's form, posting Alice's own key: refused, nothing decided
     await page.goto(link);
-    attackerPage = `<form method="post" action="${link}"><input name="key" value="${KEYS.alice}"><input name="csrf" value="${"A".repeat(43)}"><input name="decision" value="approve"></form><script>document.forms[0].submit()</script>`;
-    await page.goto(attackerUrl);
+    other.set(
+      `<form method="post" action="${link}"><input name="key" value="${KEYS.alice}"><input name="csrf" value="${"A".repeat(43)}"><input name="decision" value="approve"></form><script>document.forms[0].submit()</script>`,
+    );
+    await page.goto(other.url);
     await page.waitForURL(link);
     expect(await page.textContent("body")).toContain("sent from another site");
     // Bob's key on Alice's page: refused

@@ -4,45 +4,29 @@
 // holds the request and the decision, taken by the client, with no call row. (Gemini CLI declares no
 // elicitation: it would get the link; docs/mcp-clients.md.)
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runCodex, type Gateway } from "../fixtures/agent-clis.ts";
-import { startEverything } from "../fixtures/edge-servers.ts";
-import { startScriptedAgentModel, type ScriptedAgentModel } from "../fixtures/scripted-agent-model.ts";
-import { DEV_API_KEY, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
-import { tempDir } from "./helpers.ts";
+import { runCodex } from "../fixtures/agent-clis.ts";
+import { startAgentGateway, type AgentGateway } from "../fixtures/agent-gateway.ts";
+import { DEV_API_KEY } from "../fixtures/wrangler-dev.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-let everything: { url: string; stop(): Promise<void> };
-let dev: DevServer;
-let model: ScriptedAgentModel;
-let gateway: Gateway;
+let up: AgentGateway;
 
 beforeAll(async () => {
-  everything = await startEverything();
-  dev = await startWranglerDev({
-    persistTo: await tempDir("toolsearch-approvals-codex-"),
-    vars: {
-      SERVERS: JSON.stringify({ everything: { url: everything.url } }),
-      POLICY: JSON.stringify({ approval: { default: { ask: ["mcp__everything__echo"] } } }),
-    },
+  up = await startAgentGateway("toolsearch-approvals-codex-", {
+    POLICY: JSON.stringify({ approval: { default: { ask: ["mcp__everything__echo"] } } }),
   });
-  model = await startScriptedAgentModel();
-  gateway = { url: `${dev.url}/mcp`, key: DEV_API_KEY, model: model.url };
 }, 120_000);
-afterAll(async () => {
-  await dev?.stop();
-  await everything?.stop();
-  await model?.close();
-});
+afterAll(() => up?.stop());
 
 it("codex exec is asked through elicitation, declines, and the call does not run", async () => {
-  const r = await runCodex(gateway, "Find the echo tool and echo the phrase 'gated-harbor-5'.");
+  const r = await runCodex(up.gateway, "Find the echo tool and echo the phrase 'gated-harbor-5'.");
   expect(r.calls).toEqual(["toolsearch.toolSearch", "toolsearch.callTool"]);
   expect(r.text).toContain("denied it; it was not run");
   expect(r.text).not.toContain("Echo: gated-harbor-5");
   // the rows reach D1 with the session's next delivery (about a second)
   let mine: Json[] = [];
   for (let i = 0; i < 50 && mine.length < 3; i++) {
-    const res = await fetch(`${dev.url}/v1/audit?limit=100`, { headers: { authorization: `Bearer ${DEV_API_KEY}` } });
+    const res = await fetch(`${up.dev.url}/v1/audit?limit=100`, { headers: { authorization: `Bearer ${DEV_API_KEY}` } });
     mine = (((await res.json()) as Json).events as Json[]).filter((e) => e.tool === "mcp__everything__echo" && e.type !== "activation");
     if (mine.length < 3) await new Promise((r) => setTimeout(r, 200));
   }

@@ -6,15 +6,13 @@
 // `cancelled`: the REST call route, /mcp (the connection closed mid-call, and a
 // notifications/cancelled in a POST of its own), and the agent endpoints' streams
 // (/v1/chat/completions and /v1/responses, the tool running at the edge in a hidden round).
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EDGE_TOKEN, serversVar, startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts";
+import { serversVar, startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts";
+import { startEdgeWorker } from "../fixtures/edge-worker.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
-import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
-import { tempDir } from "./helpers.ts";
+import type { DevServer } from "../fixtures/wrangler-dev.ts";
 
 const KEY = "cancel-test-key-0123456789";
 const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
@@ -78,21 +76,13 @@ async function expectCancelled(what: string, id: string, upstream: string, gone:
 }
 
 beforeAll(async () => {
-  let state: string;
-  [servers, llm, state] = await Promise.all([startEdgeServers(), startScriptedLLM(), tempDir("toolsearch-cancel-")]);
-  const envFile = join(state, ".env");
-  await writeFile(envFile, `EDGE_TEST_TOKEN=${EDGE_TOKEN}\n`);
-  dev = await startWranglerDev({
-    env: "test",
-    persistTo: state,
-    envFile,
-    vars: {
-      CATALOG: "edge@1.0.0.json",
-      SERVERS: serversVar(servers, 120_000),
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: "test-key",
-      API_KEYS: JSON.stringify({ [KEY]: "cancel-tests" }),
-    },
+  [servers, llm] = await Promise.all([startEdgeServers(), startScriptedLLM()]);
+  dev = await startEdgeWorker("toolsearch-cancel-", {
+    CATALOG: "edge@1.0.0.json",
+    SERVERS: serversVar(servers, 120_000),
+    OPENAI_BASE_URL: llm.url,
+    OPENAI_API_KEY: "test-key",
+    API_KEYS: JSON.stringify({ [KEY]: "cancel-tests" }),
   });
 }, 120_000);
 

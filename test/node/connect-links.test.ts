@@ -5,9 +5,9 @@
 // Chromium complete the attacker's link, nor frame the page; made-up links and callbacks create no
 // storage; DELETE /v1/connections/:server kills the links minted before it; and a rotation of
 // TOKEN_ENCRYPTION_KEY (the previous key kept for reading) keeps connections usable and revocable.
-import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../fixtures/browser.ts";
+import { startOtherSite, type OtherSite } from "../fixtures/other-site.ts";
 import { browser, control as fixtureControl, startOAuthServers, type OAuthServers } from "../fixtures/oauth-servers.ts";
 import { sessionFiles } from "../fixtures/session-objects.ts";
 import { freePort, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
@@ -35,9 +35,7 @@ let up: OAuthServers;
 let dev: DevServer;
 let state: string;
 let port: number;
-let attacker: Server;
-let attackerUrl: string;
-let attackerPage = "";
+let attacker: OtherSite;
 
 const start = (keys: Record<string, string>) =>
   startWranglerDev({
@@ -60,9 +58,7 @@ beforeAll(async () => {
   [up, state, port] = await Promise.all([startOAuthServers(), tempDir("toolsearch-connect-"), freePort()]);
   dev = await start({ TOKEN_ENCRYPTION_KEY: K1 });
   // the attacker's site: whatever page the test puts there
-  attacker = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(attackerPage));
-  await new Promise<void>((r) => attacker.listen(0, "127.0.0.1", r));
-  attackerUrl = `http://localhost:${(attacker.address() as { port: number }).port}/`;
+  attacker = await startOtherSite();
 }, 120_000);
 
 afterAll(async () => {
@@ -147,7 +143,7 @@ describe("a link alone connects nothing", () => {
       });
     const own = new URL(dev.url).origin;
     const refused = [
-      await post({ cookie, origin: attackerUrl.slice(0, -1) }),
+      await post({ cookie, origin: attacker.url.slice(0, -1) }),
       await post({ cookie, "sec-fetch-site": "cross-site" }),
       await post({ origin: own }),
       await post({ cookie, origin: own }, "A".repeat(43)),
@@ -168,18 +164,20 @@ describeBrowser("another site, in the victim's Chromium", () => {
     await context.addCookies([{ name: "fixture_user", value: "carol", url: up.accounts }]); // Carol is logged in at the server
     const page = await context.newPage();
     // 1. a top-level navigation to the link: the confirmation page, naming Mallory's account
-    attackerPage = `<script>location = ${JSON.stringify(link)}</script>`;
-    await page.goto(attackerUrl);
+    attacker.set(`<script>location = ${JSON.stringify(link)}</script>`);
+    await page.goto(attacker.url);
     await page.waitForURL(link);
     expect(await page.textContent("body")).toContain("acme/mallory");
     // 2. a form that posts the link with Mallory's own key, sent from the attacker's site
-    attackerPage = `<form method="post" action="${link}"><input name="key" value="${KEYS.mallory}"><input name="csrf" value="${"A".repeat(43)}"></form><script>document.forms[0].submit()</script>`;
-    await page.goto(attackerUrl);
+    attacker.set(
+      `<form method="post" action="${link}"><input name="key" value="${KEYS.mallory}"><input name="csrf" value="${"A".repeat(43)}"></form><script>document.forms[0].submit()</script>`,
+    );
+    await page.goto(attacker.url);
     await page.waitForURL(link);
     expect(await page.textContent("body")).toContain("sent from another site");
     // 3. the page in a frame on the attacker's site: the browser refuses to show it
-    attackerPage = `<iframe src="${link}" width="600" height="400"></iframe>`;
-    await page.goto(attackerUrl);
+    attacker.set(`<iframe src="${link}" width="600" height="400"></iframe>`);
+    await page.goto(attacker.url);
     await page.waitForTimeout(500);
     const frame = page.frames().find((f) => f !== page.mainFrame());
     expect(

@@ -8,22 +8,11 @@
 
 import { RpcTarget } from "cloudflare:workers";
 import type { Principal } from "../accounts/principal-names.ts";
-import { ApprovalStore, type ApprovalRow } from "./approval-store.ts";
+import { ApprovalStore, type ApprovalRow, type NewApproval } from "./approval-store.ts";
 import { approvalLink, newApprovalId, principalOfApprovals } from "./approval-names.ts";
 
-/** What the execution path asks of a call that needs a yes. */
-export interface ApprovalAsk {
-  session: string;
-  tool: string;
-  server: string;
-  digest: string;
-  summary: string;
-  rule: string;
-  remember: string;
-  /** the Worker's origin, for the link */
-  origin: string;
-  ttlMs: number;
-}
+/** What the execution path asks of a call that needs a yes: the request's fields, the link's origin and how long it stays open. */
+export type ApprovalAsk = Omit<NewApproval, "id"> & { origin: string; ttlMs: number };
 
 export type ApprovalAnswer =
   | { kind: "granted"; id: string; first: boolean }
