@@ -1,6 +1,7 @@
 // `npm run bench -- floor`: the agent surfaces against the floor (issue 38). An instant upstream
 // (floor/upstream.ts); the floor Worker (floor/worker.ts: read the JSON, one DO call writing one
-// row, replace the tools, forward, pass the answer through) and the project's Worker, both in
+// row, replace the tools, forward, pass the answer through; Responses answered as Responses,
+// tools echoed) and the project's Worker, both in
 // wrangler dev. Every round sends the same request through every path, in a fresh random order,
 // with a pause after each call, for both request shapes (floor/requests.ts), JSON and SSE; each
 // call is one Node fetch, the body stringified before the timer starts, the timer stopped at the
@@ -28,6 +29,7 @@ interface Target {
 const TARGETS: Target[] = [
   { name: "floor chat", protocol: "chat", floor: true, path: "/v1/chat/completions" },
   { name: "floor messages", protocol: "messages", floor: true, path: "/v1/messages" },
+  { name: "floor responses", protocol: "responses", floor: true, path: "/v1/responses" },
   { name: "/v1/chat/completions", protocol: "chat", floor: false, path: "/v1/chat/completions" },
   { name: "/v1/responses", protocol: "responses", floor: false, path: "/v1/responses" },
   {
@@ -46,7 +48,8 @@ const TARGETS: Target[] = [
   },
 ];
 /** the floor path each surface is compared with: the protocol its upstream speaks */
-const floorOf = (t: Target) => (t.headers?.["x-toolsearch-upstream"] === "anthropic" ? "floor messages" : "floor chat");
+const floorOf = (t: Target) =>
+  t.protocol === "responses" ? "floor responses" : t.headers?.["x-toolsearch-upstream"] === "anthropic" ? "floor messages" : "floor chat";
 const GROUPS: Array<[Shape, Mode]> = [
   ["catalog", "json"],
   ["catalog", "sse"],
@@ -80,7 +83,7 @@ function misses(catalogPath: string, n = 7): Miss {
 
 export const FLOOR_HEADING = "## 14. Agent requests against the floor";
 export const FLOOR_PARTS = ["### Before", "### After"];
-export const FLOOR_INTRO = `\`npm run bench -- floor\` (test/bench/floor.ts; BENCH_ROUNDS, default 60, after BENCH_WARMUP, default 10; BENCH_PART names the part \`--write\` replaces, Before or After). An instant fake upstream; the floor Worker (test/bench/floor/worker.ts: \`request.json()\`, one Durable Object call writing one row, the tools replaced by toolSearch and 2 of the client's, forwarded, the answer passed through) and the project, both in wrangler dev. Each round sends every path's request once, all ${GROUPS.length * TARGETS.length} in a fresh random order, 15 ms apart. A cell is the paired p50 ratio over the floor (median over rounds of the same-round ratio) / the ratio of the p99s (the paired p50 difference). Target: 1.1x. The Responses surface runs over the Chat Completions upstream and is compared with floor chat; the Messages upstream with floor messages. Only ratios within one run count: the machine is shared.`;
+export const FLOOR_INTRO = `\`npm run bench -- floor\` (test/bench/floor.ts; BENCH_ROUNDS, default 60, after BENCH_WARMUP, default 10; BENCH_PART names the part \`--write\` replaces, Before or After). An instant fake upstream; the floor Worker (test/bench/floor/worker.ts: \`request.json()\`, one Durable Object call writing one row, the tools replaced by toolSearch and 2 of the client's, forwarded, the answer passed through) and the project, both in wrangler dev. Each round sends every path's request once, all ${GROUPS.length * TARGETS.length} in a fresh random order, 15 ms apart. A cell is the paired p50 ratio over the floor (median over rounds of the same-round ratio) / the ratio of the p99s (the paired p50 difference). Target: 1.1x. The Responses surface runs over the Chat Completions upstream and is compared with floor responses (test/bench/floor/responses.ts: the input as chat messages, the chat answer as one Responses object echoing the request's tools, as OpenAI's does); the Messages upstream with floor messages. Only ratios within one run count: the machine is shared.`;
 const commit = () => execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
 
 export async function floorSection(
@@ -167,6 +170,7 @@ export async function floorSection(
       [
         ["floor chat (p50 / p99)", ...GROUPS.map((g) => floorCell(g, "floor chat"))],
         ["floor messages (p50 / p99)", ...GROUPS.map((g) => floorCell(g, "floor messages"))],
+        ["floor responses (p50 / p99)", ...GROUPS.map((g) => floorCell(g, "floor responses"))],
         ...TARGETS.filter((t) => !t.floor).map((t) => [`\`${t.name}\``, ...GROUPS.map((g) => cell(g, t))]),
       ],
     ),
@@ -192,7 +196,7 @@ export async function floorSection(
       ]),
     ),
     "",
-    `One upstream call (stream, instant upstream): the OpenAI SDK with a new client ${ms3(pieces.upstream?.sdkNewClient)} ms, with the client kept (what the Worker does now) ${ms3(pieces.upstream?.sdkKeptClient)} ms, a plain fetch reading the same SSE ${ms3(pieces.upstream?.plainFetch)} ms.`,
+    `One upstream call (stream, instant upstream): the OpenAI SDK with a new client ${ms3(pieces.upstream?.sdkNewClient)} ms, with the client kept ${ms3(pieces.upstream?.sdkKeptClient)} ms, the Worker's own callUpstream (what it does now: one fetch, chat/sse.ts) ${ms3(pieces.upstream?.worker)} ms, a bare fetch reading the same SSE ${ms3(pieces.upstream?.plainFetch)} ms.`,
     "",
     `A tool-set miss for the 191 tools (\`clientToolSet\`, Node, the first call of a fresh process as in a new isolate, p50 of 7 processes): ${miss.cold.toFixed(1)} ms (CPU time ${miss.coldCpu.toFixed(1)} ms); a second, warm miss in the same process: ${miss.warm.toFixed(1)} ms (CPU ${miss.warmCpu.toFixed(1)} ms). Target: 5 ms.`,
     "",

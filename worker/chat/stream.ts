@@ -32,7 +32,8 @@ export async function streamTurn(turn: ChatTurn, make: (write: (s: string) => vo
   const { abort, progress } = turn;
   let out!: ReadableStreamDefaultController<Uint8Array>;
   let keepalive: ReturnType<typeof setInterval> | undefined;
-  const stop = () => (clearInterval(keepalive), abort.abort());
+  const quiet = () => keepalive !== undefined && clearInterval(keepalive);
+  const stop = () => (quiet(), abort.abort());
   const readable = new ReadableStream<Uint8Array>({ start: (c) => void (out = c), cancel: stop });
   const enc = new TextEncoder();
   const write = (s: string) => {
@@ -43,7 +44,7 @@ export async function streamTurn(turn: ChatTurn, make: (write: (s: string) => vo
     }
   };
   const close = () => {
-    clearInterval(keepalive);
+    quiet();
     try {
       out.close();
     } catch {

@@ -29,7 +29,7 @@ import type { ChatBody, ChatHeaders } from "../wire/chat.ts";
 import { callKey, cancelOnAbort } from "../session/cancel.ts";
 import type { SessionClient } from "../session/client.ts";
 import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER, type TurnBody } from "./conversation.ts";
-import { callUpstream, upstreamClient, type RoundMeta } from "./model-client.ts";
+import { callUpstream, type RoundMeta } from "./model-client.ts";
 import { clientToolSet } from "./tool-set-cache.ts";
 
 /** What the stream's chunks and headers report, as the rounds go by. */
@@ -134,7 +134,6 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
   const config = settings(c.env);
   const cfg = config.upstream;
   const edge = state.execution === "edge" ? { servers: new Set(requireServers(config).keys()), maxRounds: maxEdgeRounds } : undefined;
-  const client = upstreamClient(cfg);
   const abort = new AbortController();
   c.request.signal?.addEventListener("abort", () => abort.abort());
   // the turn's edge calls share a key: a client gone mid-turn cancels the call running and any after it
@@ -163,7 +162,7 @@ export async function chatTurn(c: RouteContext, body: ChatTurnBody, options: Cha
               onText?.(t);
             },
           };
-          const turn = extras.callModel ? await extras.callModel(round, opts) : await callUpstream(client, cfg, passthrough, round, opts);
+          const turn = extras.callModel ? await extras.callModel(round, opts) : await callUpstream(cfg, passthrough, round, opts);
           progress.meta = turn.meta;
           return turn;
         },

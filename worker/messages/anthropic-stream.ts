@@ -7,6 +7,7 @@ import type { ModelTurn } from "../core/agent.ts";
 import type { ChatMessage, ToolCall, Usage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
 import type { RoundMeta } from "../chat/model-client.ts";
+import type { ServerSentEvent } from "../chat/sse.ts";
 import { withThinking, type ThinkingBlock } from "./thinking.ts";
 
 /** A thinking block's events as the upstream sends them: its start, each thinking or signature delta, its stop. */
@@ -48,7 +49,7 @@ type Event = {
 };
 
 export async function readMessagesStream(
-  res: Response,
+  events: AsyncIterable<ServerSentEvent>,
   model: string,
   onText?: (delta: string, meta: RoundMeta) => void,
   onThinking?: (e: ThinkingEvent) => void,
@@ -59,8 +60,6 @@ export async function readMessagesStream(
   const thinking = new Map<number, ThinkingBlock>();
   let finish: string | null = null;
   let usage: AnthropicUsage = {};
-  const decoder = new TextDecoder();
-  let buffer = "";
   const handle = (e: Event) => {
     if (e.type === "message_start") {
       meta.id = e.message?.id ?? "";
@@ -103,28 +102,14 @@ export async function readMessagesStream(
     } else if (e.type === "error")
       throw new ToolsearchError("upstream_error", `upstream stream failed: ${e.error?.message ?? "error event"}`);
   };
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    buffer += decoder.decode(value, { stream: !done });
-    let cut: number;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const frame = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const data = frame
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trimStart())
-        .join("\n");
-      if (!data) continue;
-      try {
-        handle(JSON.parse(data) as Event);
-      } catch (e) {
-        if (e instanceof ToolsearchError) throw e;
-        throw new ToolsearchError("upstream_error", "upstream answered something that is not a Messages event stream");
-      }
+  for await (const sse of events) {
+    let e: Event;
+    try {
+      e = JSON.parse(sse.data) as Event;
+    } catch {
+      throw new ToolsearchError("upstream_error", "upstream answered something that is not a Messages event stream");
     }
-    if (done) break;
+    handle(e);
   }
   if (!meta.id) throw new ToolsearchError("upstream_error", "upstream answered with no message_start event");
   const blocks = [...thinking.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);

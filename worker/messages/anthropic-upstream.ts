@@ -13,16 +13,9 @@
 import type { ModelTurn } from "../core/agent.ts";
 import { textOf, type ChatMessage, type JsonValue, type OpenAITool, type ToolCall, type Usage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import {
-  redactKey,
-  refusedKey,
-  tooLong,
-  UPSTREAM_MAX_BYTES,
-  UpstreamRejection,
-  type RoundMeta,
-  type UpstreamConfig,
-} from "../chat/model-client.ts";
-import { boundedResponse } from "../http.ts";
+import { deadlineMs, tooLong, UPSTREAM_MAX_BYTES, UpstreamRejection, type RoundMeta, type UpstreamConfig } from "../chat/model-client.ts";
+import { sseEvents } from "../chat/sse.ts";
+import { postUpstream } from "../chat/upstream-post.ts";
 import { chatUsage, readMessagesStream, type ThinkingEvent } from "./anthropic-stream.ts";
 import { thinkingOf } from "./thinking.ts";
 
@@ -123,8 +116,8 @@ export function messagesBody(req: AnthropicRequest, round: Round): Record<string
   return body;
 }
 
-/** POST to the Messages upstream: 5xx and network failures retried, a 4xx passed on, the rest a 502. */
-async function post(
+/** POST to the Messages upstream (chat/upstream-post.ts: retries, redirects, the key refused); a 4xx passed on in Anthropic's terms. */
+function post(
   cfg: UpstreamConfig,
   req: AnthropicRequest,
   path: string,
@@ -137,60 +130,21 @@ async function post(
     "anthropic-version": "2023-06-01",
   };
   if (req.betas) headers["anthropic-beta"] = req.betas;
-  for (let attempt = 0; ; attempt++) {
-    const timeout = AbortSignal.timeout(cfg.timeoutMs);
-    let res: Response;
-    try {
-      res = await fetch(`${cfg.baseURL.replace(/\/$/, "")}${path}`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(body),
-        signal: AbortSignal.any([signal, timeout]),
-        redirect: "manual",
-      });
-    } catch (e) {
-      if (signal.aborted) throw new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
-      if (attempt < cfg.maxRetries) continue;
-      throw new ToolsearchError(
-        "upstream_error",
-        timeout.aborted
-          ? `upstream did not answer within ${cfg.timeoutMs} ms (tried ${attempt + 1} times)`
-          : `could not reach upstream at ${cfg.baseURL} (tried ${attempt + 1} times): ${(e as Error).message.slice(0, 200)}`,
-      );
-    }
-    if (res.status >= 500 && attempt < cfg.maxRetries) continue;
-    if (res.ok) return res;
-    if (res.status >= 300 && res.status < 400) {
-      await res.body?.cancel();
-      throw new ToolsearchError("upstream_error", `upstream answered a redirect (HTTP ${res.status}); the key is not sent after it`);
-    }
-    if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel();
-      throw refusedKey(res.status, "ANTHROPIC_API_KEY");
-    }
-    const text = redactKey(await errorText(res), cfg.apiKey);
-    let err: { error?: { type?: string; message?: string } } = {};
-    try {
-      err = JSON.parse(text) as typeof err;
-    } catch {
-      /* not JSON: the status says enough */
-    }
-    const message = err.error?.message ?? `upstream answered ${res.status}`;
-    if (res.status < 500) throw new UpstreamRejection(res.status, { message, type: err.error?.type ?? "invalid_request_error" });
-    throw new ToolsearchError("upstream_error", `upstream answered ${res.status} (tried ${attempt + 1} times): ${message.slice(0, 300)}`);
-  }
-}
-
-/** the most bytes read of an upstream error answer: its message is all that is used */
-const ERROR_MAX_BYTES = 64 * 1024;
-
-/** An error answer's text, read to ERROR_MAX_BYTES at most ("" past that: the status says enough). */
-async function errorText(res: Response): Promise<string> {
-  try {
-    return await boundedResponse(res, ERROR_MAX_BYTES, () => new Error("error answer too long")).text();
-  } catch {
-    return "";
-  }
+  return postUpstream(
+    cfg,
+    {
+      url: `${cfg.baseURL.replace(/\/$/, "")}${path}`,
+      headers,
+      body: JSON.stringify(body),
+      keyName: "ANTHROPIC_API_KEY",
+      rejection: (status, err) =>
+        new UpstreamRejection(status, {
+          message: typeof err?.message === "string" ? err.message : `upstream answered ${status}`,
+          type: err?.type ?? "invalid_request_error",
+        }),
+    },
+    signal,
+  );
 }
 
 /** Call the Messages upstream once; `onText` sees each text delta, `onThinking` each thinking block's events. */
@@ -200,10 +154,19 @@ export async function callAnthropic(
   round: Round,
   opts: { signal: AbortSignal; onText?: (delta: string, meta: RoundMeta) => void; onThinking?: (e: ThinkingEvent) => void },
 ): Promise<ModelTurn & { meta: RoundMeta }> {
-  const res = await post(cfg, req, "/v1/messages", { ...messagesBody(req, round), stream: true }, opts.signal);
-  // read to UPSTREAM_MAX_BYTES at most; the attempt's timeout signal also bounds how long (L3)
-  const bounded = boundedResponse(res, UPSTREAM_MAX_BYTES, tooLong);
-  const read = await readMessagesStream(bounded, String(req.fields.model), opts.onText, opts.onThinking);
+  // the whole call, retries and the stream included, within the overall deadline; the stream read
+  // to UPSTREAM_MAX_BYTES at most (L3)
+  const deadline = AbortSignal.timeout(deadlineMs(cfg));
+  const signal = AbortSignal.any([opts.signal, deadline]);
+  const read = await (async () => {
+    const res = await post(cfg, req, "/v1/messages", { ...messagesBody(req, round), stream: true }, signal);
+    return readMessagesStream(sseEvents(res.body!, UPSTREAM_MAX_BYTES, tooLong), String(req.fields.model), opts.onText, opts.onThinking);
+  })().catch((e: unknown) => {
+    if (deadline.aborted && !opts.signal.aborted)
+      throw new ToolsearchError("upstream_error", `upstream did not finish within ${deadlineMs(cfg)} ms (the call's overall deadline)`);
+    if (opts.signal.aborted) throw new ToolsearchError("upstream_error", "the client went away; the upstream call was aborted", 499);
+    throw e;
+  });
   const usage: Partial<Usage> = chatUsage(read.usage);
   return { ...read.turn, usage, meta: read.meta };
 }

@@ -2,11 +2,13 @@
 // (test/bench/floor.ts): per protocol, the 191-tool body's JSON.parse, the wire check (zod, or the
 // one-pass check it falls back from), a JSON.stringify of the tools (the tool-set key before issue
 // 38) and the raw-member scan that replaced it; then one upstream call through the OpenAI SDK
-// (a new client, a kept one) and as a plain fetch, against the instant upstream. Medians of N
+// (a new client, a kept one: what the Worker did before), through the Worker's own callUpstream
+// (chat/model-client.ts: what it does now) and as a bare fetch, against the instant upstream. Medians of N
 // runs after warm-up, ms. Prints one JSON object.
 //   node test/bench/floor/pieces.ts <catalog file>
 import { readFileSync } from "node:fs";
 import OpenAI from "openai";
+import { callUpstream } from "../../../worker/chat/model-client.ts";
 import { memberText } from "../../../worker/core/json-member.ts";
 import { parseChatBody } from "../../../worker/wire/chat.ts";
 import { parseMessagesBody } from "../../../worker/wire/messages.ts";
@@ -54,6 +56,14 @@ out.upstream = {
     drain(await new OpenAI(cfg).chat.completions.create(body as OpenAI.ChatCompletionCreateParamsStreaming)),
   ),
   sdkKeptClient: await time(200, async () => drain(await kept.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsStreaming))),
+  worker: await time(200, () =>
+    callUpstream(
+      { baseURL: cfg.baseURL, apiKey: "bench", timeoutMs: 5000, maxRetries: 2 },
+      { model: "gpt-4o" },
+      { messages: [{ role: "user", content: "hello" }], tools: [] },
+      { signal: new AbortController().signal },
+    ),
+  ),
   plainFetch: await time(200, async () => {
     const r = await fetch(`${cfg.baseURL}/chat/completions`, {
       method: "POST",

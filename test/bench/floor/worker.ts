@@ -3,11 +3,13 @@
 // nothing more, the reference the agent surfaces are measured against (test/bench/floor.ts).
 //   POST /v1/chat/completions   forwarded as Chat Completions
 //   POST /v1/messages           forwarded as Anthropic Messages (no translation)
+//   POST /v1/responses          forwarded as Chat Completions, answered as Responses (floor/responses.ts)
 // Per request: request.json(); one RPC to the session's SQLite Durable Object (named by the sha256
 // of the first user message), which writes one row and answers {turn, at}; the tools replaced by
 // toolSearch plus the client's first 2; JSON.stringify; fetch to UPSTREAM; the answer returned as
 // it comes (an SSE stream passes through unread).
 import { DurableObject } from "cloudflare:workers";
+import { chatBody, responsesAnswer, type ResponsesBody } from "./responses.ts";
 
 interface FloorEnv {
   UPSTREAM: string;
@@ -44,8 +46,8 @@ const toolSearch = (chat: boolean) =>
     ? { type: "function", function: { name: "toolSearch", description: DESCRIPTION, parameters: SCHEMA } }
     : { name: "toolSearch", description: DESCRIPTION, input_schema: SCHEMA };
 
-async function sessionName(body: Body): Promise<string> {
-  const first = body.messages?.find((m) => m.role === "user");
+async function sessionName(messages: Array<{ role?: string; content?: unknown }>): Promise<string> {
+  const first = messages.find((m) => m.role === "user");
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(first?.content ?? null)));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -55,7 +57,8 @@ const refuse = (status: number, message: string) => Response.json({ error: { mes
 export default {
   async fetch(request: Request, env: FloorEnv): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const chat = pathname === "/v1/chat/completions";
+    const responses = pathname === "/v1/responses";
+    const chat = pathname === "/v1/chat/completions" || responses;
     if (request.method !== "POST" || (!chat && pathname !== "/v1/messages")) return refuse(404, "no such route");
     let body: Body;
     try {
@@ -63,16 +66,22 @@ export default {
     } catch {
       return refuse(400, "body is not JSON");
     }
-    if (!Array.isArray(body?.messages)) return refuse(400, "messages: required");
+    const messages = responses ? (body as ResponsesBody).input : body.messages;
+    if (!Array.isArray(messages)) return refuse(400, `${responses ? "input" : "messages"}: required`);
     const tools = Array.isArray(body.tools) ? body.tools : [];
-    const session = await env.FLOOR.getByName(await sessionName(body)).turn(body.messages.length, tools.length);
-    body.tools = [toolSearch(chat), ...tools.slice(0, 2)];
+    const session = await env.FLOOR.getByName(await sessionName(messages)).turn(messages.length, tools.length);
+    // Responses function tools are flat ({type, name, ...}); chatBody makes them chat tools
+    const search = responses ? { type: "function", ...toolSearch(true).function } : toolSearch(chat);
+    const sent = [search, ...tools.slice(0, 2)];
+    const upstreamBody = responses ? chatBody(body as ResponsesBody, sent) : { ...body, tools: sent };
     const headers: Record<string, string> = { "content-type": "application/json" };
     for (const h of ["authorization", "x-api-key", "anthropic-version"]) {
       const v = request.headers.get(h);
       if (v) headers[h] = v;
     }
-    const res = await fetch(`${env.UPSTREAM}${pathname}`, { method: "POST", headers, body: JSON.stringify(body) });
+    const path = responses ? "/v1/chat/completions" : pathname;
+    const res = await fetch(`${env.UPSTREAM}${path}`, { method: "POST", headers, body: JSON.stringify(upstreamBody) });
+    if (responses) return responsesAnswer(body as ResponsesBody, res);
     const out = new Headers(res.headers);
     out.set("x-floor-turn", String(session.turn));
     return new Response(res.body, { status: res.status, headers: out });
