@@ -3,6 +3,7 @@
 
 import { ToolsearchError } from "./core/errors.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./core/json-depth.ts";
+import { memberText, scanJson } from "./core/json-member.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -82,8 +83,14 @@ export async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Pro
   return (await readJsonText(request, maxBytes)).value;
 }
 
-/** readJson, and the text the value was parsed from (core/json-member.ts reads members of it raw). */
-export async function readJsonText(request: Request, maxBytes: number): Promise<{ value: Record<string, unknown>; text: string }> {
+/**
+ * readJson, and the raw text of a top-level member (core/json-member.ts): one scan of the text
+ * gives both the depth check and where the members lie, so the parsed value is never walked.
+ */
+export async function readJsonText(
+  request: Request,
+  maxBytes: number,
+): Promise<{ value: Record<string, unknown>; member: (key: string) => string | undefined }> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
     throw new ToolsearchError("unsupported_media_type", `content-type must be application/json, got "${type || "none"}"`);
@@ -96,9 +103,9 @@ export async function readJsonText(request: Request, maxBytes: number): Promise<
     throw new ToolsearchError("bad_request", `body is not valid JSON (${(e as Error).message})`);
   }
   if (!value || typeof value !== "object" || Array.isArray(value)) throw new ToolsearchError("bad_request", "body must be a JSON object");
-  const deep = tooDeep(value);
-  if (deep) throw new ToolsearchError("bad_request", deep);
-  return { value: value as Record<string, unknown>, text };
+  const scan = scanJson(text);
+  if (scan.depth > MAX_JSON_DEPTH) throw new ToolsearchError("bad_request", `body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return { value: value as Record<string, unknown>, member: (key) => memberText(text, key, scan) };
 }
 
 export interface RouteContext {

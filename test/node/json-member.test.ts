@@ -3,7 +3,8 @@
 // nesting, duplicate keys or strings that look like JSON; otherwise two different tool sets could
 // share a key, or one set miss every time.
 import { describe, expect, it } from "vitest";
-import { memberText } from "../../worker/core/json-member.ts";
+import { nestsDeeperThan } from "../../worker/core/json-depth.ts";
+import { memberText, scanJson } from "../../worker/core/json-member.ts";
 
 const value = (text: string, key: string) => {
   const raw = memberText(text, key);
@@ -43,5 +44,22 @@ describe("memberText: the raw text JSON.parse read a top-level member from", () 
         expect(value(text, "after")).toEqual(JSON.parse(text).after);
       }
     }
+  });
+
+  it("measures the depth nestsDeeperThan measures on the parsed value, long strings with escapes included (issue 38)", () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const long = `${"x".repeat(40)}\\"${"]".repeat(20)}\\\\`;
+    for (let n = 0; n < 1000; n++) {
+      const o = { s: long, v: random(0, rnd), t: [long, { [long]: random(2, rnd) }] };
+      const text = JSON.stringify(o);
+      const { depth } = scanJson(text);
+      expect(nestsDeeperThan(o, depth)).toBe(false);
+      expect(nestsDeeperThan(o, depth - 1)).toBe(true);
+      expect(value(text, "t")).toEqual(o.t);
+    }
+    expect(scanJson('"a"').depth).toBe(0);
+    expect(scanJson("[[[]]]").depth).toBe(3);
+    expect(memberText('["a",{"tools":1}]', "tools")).toBeUndefined();
   });
 });

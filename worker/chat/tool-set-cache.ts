@@ -1,10 +1,13 @@
 // The per-isolate cache of client tool sets (worker/core/client-tools.ts): an agent that sends the
 // same 200 tools on every request has them indexed once per isolate, not per request. A set is
 // identified by the sha256 of its tools' canonical JSON (plans and conversation keys use it), and
-// found by a key string, hashed and compared natively by a Map: the request's `tools` member as the
-// client sent it (core/json-member.ts), prefixed by the surface that derived the tools from it, or
-// else the tools' JSON.stringify (a JSON.stringify of 280 KB of tools per request cost about
-// 0.6 ms in workerd; the raw member is found in a third of that and allocates no copy). The same
+// found by a key string: the request's `tools` member as the client sent it (core/json-member.ts),
+// prefixed by the surface that derived the tools from it, or else the tools' JSON.stringify (a
+// JSON.stringify of 280 KB of tools per request cost about 0.6 ms in workerd; the raw member is
+// found in the scan the body gets anyway, and allocates no copy). A Map hashes every character of
+// a key it is given, 0.4 ms for such a key: entries are found by the key's length and ends, and
+// the whole key is then compared (natively, at memory speed); two sets with equal length and ends
+// only take each other's place. The same
 // tools sent with another key order or spacing hash the same and reuse the built set. Bounded by
 // estimated bytes, least recently used first out: an isolate has 128 MB, shared with the catalogs,
 // so many distinct tool sets evict one another instead of exhausting it. A set larger than the
@@ -18,6 +21,8 @@ export const CLIENT_TOOL_CACHE_BYTES = 24 * 1024 * 1024;
 
 interface Entry {
   set: ClientToolSet;
+  /** the whole key (the Map's key is its fingerprint) */
+  key: string;
   /** the set, and the key string (UTF-16 at worst); a set shared by two keys counts twice */
   bytes: number;
 }
@@ -32,14 +37,22 @@ const own = (key: string) => new TextDecoder().decode(new TextEncoder().encode(k
  * key that the same tools always come with (`<surface>\u0000` and the request's raw `tools`
  * member, which always parses and translates to the same tools); without one, their JSON.
  */
+/** A key's length and its first and last 128 characters: hashed in no time, and rarely shared. */
+const fingerprint = (key: string) => (key.length <= 512 ? key : `${key.length}\u0000${key.slice(0, 128)}\u0000${key.slice(-128)}`);
+
 export async function clientToolSet(tools: readonly OpenAITool[], raw?: string): Promise<ClientToolSet> {
   const text = raw ?? JSON.stringify(tools);
-  const hit = cache.get(text);
-  if (hit) {
+  const print = fingerprint(text);
+  const hit = cache.get(print);
+  if (hit?.key === text) {
     // re-inserted: a Map iterates in insertion order, so the first key is the least recently used
-    cache.delete(text);
-    cache.set(text, hit);
+    cache.delete(print);
+    cache.set(print, hit);
     return hit.set;
+  }
+  if (hit) {
+    cache.delete(print);
+    held -= hit.bytes;
   }
   const canonical = tools.map(canonicalJson);
   const hash = await sha256Hex(`[${canonical.join(",")}]`);
@@ -48,11 +61,13 @@ export async function clientToolSet(tools: readonly OpenAITool[], raw?: string):
   set ??= buildClientToolSet(tools, canonical, hash);
   const bytes = set.bytes + 2 * text.length;
   if (bytes > CLIENT_TOOL_CACHE_BYTES) return set;
-  cache.set(raw === undefined ? text : own(text), { set, bytes });
+  // the fingerprint made again from the kept copy: slices of the request's text would keep it alive
+  const key = raw === undefined ? text : own(text);
+  cache.set(fingerprint(key), { set, bytes, key });
   held += bytes;
-  for (const [key, old] of cache) {
+  for (const [k, old] of cache) {
     if (held <= CLIENT_TOOL_CACHE_BYTES) break;
-    cache.delete(key);
+    cache.delete(k);
     held -= old.bytes;
   }
   return set;

@@ -1,70 +1,83 @@
-// The raw text of one top-level member of a JSON object, found by scanning the text the object
-// was parsed from: the tool-set cache (chat/tool-set-cache.ts) is keyed by the request's `tools` as
-// the client sent them, which the same bytes always parse to, instead of a JSON.stringify of
-// 280 KB of parsed tools per request. The scan jumps from one structural character to the next
-// and over strings with indexOf, so it touches little of a body that is mostly string content.
-// It follows JSON.parse where the two could differ: the last of duplicate keys wins, and a key
-// written with escapes (`"tool\u0073"`) is the key it decodes to. Pure.
+// One pass over the text of a JSON value JSON.parse has accepted: how deeply it nests, and where
+// each top-level member of an object lies in it. The Worker reads every JSON body this way once:
+// the depth check (core/json-depth.ts: why) needs no walk of the parsed value, and the tool-set
+// cache (chat/tool-set-cache.ts) is keyed by the request's `tools` as the client sent them, which
+// the same bytes always parse to, instead of a JSON.stringify of 280 KB of parsed tools. Strings
+// are skipped a character at a time while short and with indexOf past 16 characters (tool
+// descriptions are long; keys are short). It follows JSON.parse where the two could differ: the
+// last of duplicate keys wins, and a key written with escapes (`"tool\u0073"`) is the key it
+// decodes to. Pure; assumes valid JSON.
 
-/** The index just past the string whose opening quote is at `at`, or -1 when the text breaks off. */
+export interface JsonScan {
+  /** the deepest nesting of arrays and objects (a scalar: 0) */
+  depth: number;
+  /** each top-level member's value as [start, end) in the text (empty unless the value is an object) */
+  members: Map<string, [number, number]>;
+}
+
+/** The index just past the string whose opening quote is at `at` (the text's length when it breaks off). */
 function stringEnd(text: string, at: number): number {
-  for (let i = at + 1; i < text.length; i++) {
+  const n = text.length;
+  let i = at + 1;
+  for (const short = Math.min(n, i + 16); i < short; i++) {
     const c = text.charCodeAt(i);
-    if (c === 92)
-      i++; // a backslash: the next character is escaped
+    if (c === 92) i++;
     else if (c === 34) return i + 1;
   }
-  return -1;
+  for (;;) {
+    const q = text.indexOf('"', i);
+    if (q < 0) return n;
+    let k = q - 1;
+    while (k >= at && text.charCodeAt(k) === 92) k--;
+    // an even run of backslashes before the quote escapes only themselves
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    i = q + 1;
+  }
 }
 
-/** The index just past the value that starts at `at`, or -1 when the text breaks off. */
-function valueEnd(text: string, at: number): number {
+const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+
+export function scanJson(text: string): JsonScan {
+  const members = new Map<string, [number, number]>();
   let depth = 0;
-  for (let i = at; i < text.length; i++) {
+  let max = 0;
+  let key: string | undefined; // the top-level key whose value is being read
+  let start = -1;
+  let expectKey = false;
+  let object = false; // the value is an object (an array's items are not members)
+  const close = (end: number) => {
+    if (key === undefined) return;
+    let e = end;
+    while (e > start && isSpace(text.charCodeAt(e - 1))) e--;
+    members.set(key, [start, e]);
+    key = undefined;
+  };
+  for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // a string: its end, in the same loop (a call per string costs more than it saves)
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92) i++;
-        else if (d === 34) break;
+      const end = stringEnd(text, i);
+      if (depth === 1 && expectKey) {
+        const raw = text.slice(i + 1, end - 1);
+        key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
+        expectKey = false;
       }
-      if (depth === 0) return i + 1;
-    } else if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) {
-      if (--depth <= 0) return depth < 0 ? i : i + 1;
-    } else if (c === 44 && depth === 0) return i;
+      i = end - 1;
+    } else if (c === 123 || c === 91) {
+      if (++depth > max) max = depth;
+      if (depth === 1) expectKey = object = c === 123;
+    } else if (c === 125 || c === 93) {
+      if (depth-- === 1) close(i);
+    } else if (depth === 1 && object) {
+      if (c === 58) start = i + 1;
+      else if (c === 44) (close(i), (expectKey = true));
+      else if (start >= 0 && key !== undefined && start === i && isSpace(c)) start = i + 1;
+    }
   }
-  return depth === 0 ? text.length : -1;
+  return { depth: max, members };
 }
 
-const skipSpace = (text: string, at: number) => {
-  let i = at;
-  while (i < text.length && (text[i] === " " || text[i] === "\n" || text[i] === "\r" || text[i] === "\t")) i++;
-  return i;
-};
-
-/**
- * The text of member `key`'s value in `text`, a JSON object JSON.parse has accepted (the scan
- * assumes valid JSON); undefined when the object has no such member.
- */
-export function memberText(text: string, key: string): string | undefined {
-  let i = skipSpace(text, 0);
-  if (text[i] !== "{") return undefined;
-  let found: [number, number] | undefined;
-  i = skipSpace(text, i + 1);
-  while (text[i] === '"') {
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0) return undefined;
-    const raw = text.slice(i + 1, keyEnd - 1);
-    const name = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
-    const start = skipSpace(text, skipSpace(text, keyEnd) + 1); // past the colon
-    const end = valueEnd(text, start);
-    if (end < 0) return undefined;
-    if (name === key) found = [start, end];
-    i = skipSpace(text, end);
-    if (text[i] !== ",") break;
-    i = skipSpace(text, i + 1);
-  }
-  return found && text.slice(found[0], found[1]).trimEnd();
+/** The text of top-level member `key`'s value; undefined when the value is not an object or has no such member. */
+export function memberText(text: string, key: string, scan: JsonScan = scanJson(text)): string | undefined {
+  const at = scan.members.get(key);
+  return at && text.slice(at[0], at[1]);
 }

@@ -5,7 +5,6 @@
 
 import type { AgentResult } from "../core/agent.ts";
 import type { ToolsearchError } from "../core/errors.ts";
-import { memberText } from "../core/json-member.ts";
 import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { streamTurn } from "../chat/stream.ts";
 import { chatTurn, type Progress } from "../chat/turn.ts";
@@ -13,9 +12,9 @@ import { CHAT_MAX_BODY_BYTES, parseChatBody, parseChatHeaders } from "../wire/ch
 
 async function chat(c: RouteContext): Promise<Response> {
   const options = parseChatHeaders(c.request.headers);
-  const { value, text } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES);
+  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES);
   const body = parseChatBody(value);
-  const raw = body.tools?.length ? memberText(text, "tools") : undefined;
+  const raw = body.tools?.length ? member("tools") : undefined;
   const turn = await chatTurn(c, body, options, { toolsKey: raw && `chat\u0000${raw}` });
   if (!body.stream) {
     const result = await turn.run();

@@ -9,7 +9,6 @@
 import type { AgentResult } from "../core/agent.ts";
 import type { ChatMessage } from "../core/chat.ts";
 import { ToolsearchError } from "../core/errors.ts";
-import { memberText } from "../core/json-member.ts";
 import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { SESSION_HEADER } from "../chat/conversation.ts";
 import { streamTurn } from "../chat/stream.ts";
@@ -33,7 +32,7 @@ function noSession(e: unknown): null {
 
 async function create(c: RouteContext): Promise<Response> {
   let options = parseChatHeaders(c.request.headers);
-  const { value, text } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES);
+  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES);
   const body = parseResponsesBody(value);
   const previous = body.previous_response_id ?? null;
   let history: ChatMessage[] = [];
@@ -73,7 +72,7 @@ async function create(c: RouteContext): Promise<Response> {
     tool_choice: chatToolChoice(body.tool_choice),
   };
   // the chat tools are chatTools() of the raw member: the same text, the same tools
-  const raw = tools.length ? memberText(text, "tools") : undefined;
+  const raw = tools.length ? member("tools") : undefined;
   const asked: ApprovalAsked[] = [];
   const turn = await chatTurn(c, chatBody, options, { toolsKey: raw && `responses\u0000${raw}`, approvals: asked });
   // tools nothing here can run (hosted web_search, custom tools): left out, and said so
