@@ -202,16 +202,16 @@ describe("client tool cache", () => {
   it("finds a set by the raw tools text it came with; other text of the same tools reuses it; its index is built on the first search (issue 38)", async () => {
     const tools = declared.map((t) => ({ ...t, function: { ...t.function, description: `${t.function.description} raw` } }));
     const compact = JSON.stringify(tools);
-    const set = await clientToolSet(tools, `chat\u0000${compact}`);
+    const set = await clientToolSet(tools, { surface: "chat", raw: compact });
     // built without its ranking index: the first search builds it, once
     expect(Object.getOwnPropertyDescriptor(set.catalog, "index")?.get).toBeTypeOf("function");
     expect(set.catalog.index).toBe(set.catalog.index);
     expect(rankNames(set.catalog, "create an issue", 1)).toEqual([
       tools.find((t) => t.function.name.endsWith("create_issue"))!.function.name,
     ]);
-    expect(await clientToolSet(JSON.parse(compact) as OpenAITool[], `chat\u0000${compact}`)).toBe(set);
+    expect(await clientToolSet(JSON.parse(compact) as OpenAITool[], { surface: "chat", raw: compact })).toBe(set);
     // the same tools sent with spaces: another key, the same set (by hash), not built again
-    expect(await clientToolSet(tools, `chat\u0000${JSON.stringify(tools, null, 1)}`)).toBe(set);
+    expect(await clientToolSet(tools, { surface: "chat", raw: JSON.stringify(tools, null, 1) })).toBe(set);
     expect(await clientToolSet(tools)).toBe(set);
   });
 });

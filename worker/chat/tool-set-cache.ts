@@ -1,8 +1,8 @@
 // The per-isolate cache of client tool sets (worker/core/client-tools.ts): an agent that sends the
 // same 200 tools on every request has them indexed once per isolate, not per request. A set is
 // identified by the sha256 of its tools' canonical JSON (plans and conversation keys use it), and
-// found by a key string: the request's `tools` member as the client sent it (core/json-member.ts),
-// prefixed by the surface that derived the tools from it, or else the tools' JSON.stringify (a
+// found by a key: the request's `tools` member as the client sent it (core/json-member.ts), with
+// the surface that derived the tools from it, or else the tools' JSON.stringify (a
 // JSON.stringify of 280 KB of tools per request cost about 0.6 ms in workerd; the raw member is
 // found in the scan the body gets anyway, and allocates no copy). A Map hashes every character of
 // a key it is given, 0.4 ms for such a key: entries are found by the key's length and ends, and
@@ -32,19 +32,32 @@ let held = 0;
 /** A key a kept entry holds: its own copy, so a raw member cut from a body keeps no body alive. */
 const own = (key: string) => new TextDecoder().decode(new TextEncoder().encode(key));
 
-/**
- * The built set for these tools: from the cache, or built now (and kept while it fits). `raw`: a
- * key that the same tools always come with (`<surface>\u0000` and the request's raw `tools`
- * member, which always parses and translates to the same tools); without one, their JSON.
- */
-/** A key's length and its first and last 128 characters: hashed in no time, and rarely shared. */
-const fingerprint = (key: string) => (key.length <= 512 ? key : `${key.length}\u0000${key.slice(0, 128)}\u0000${key.slice(-128)}`);
+/** What a surface found its tools in: its name and the request's raw `tools` member (core/json-member.ts). */
+export interface ToolsKey {
+  surface: string;
+  raw: string;
+}
 
-export async function clientToolSet(tools: readonly OpenAITool[], raw?: string): Promise<ClientToolSet> {
-  const text = raw ?? JSON.stringify(tools);
-  const print = fingerprint(text);
+/**
+ * A key's surface, length and first and last 128 characters: hashed in no time, rarely shared.
+ * (`raw` is a slice of the request's text: it is never concatenated, since slicing the result
+ * would copy all of it.)
+ */
+const fingerprint = (k: ToolsKey) =>
+  k.raw.length <= 512
+    ? `${k.surface}\u0000${k.raw}`
+    : `${k.surface}\u0000${k.raw.length}\u0000${k.raw.slice(0, 128)}\u0000${k.raw.slice(-128)}`;
+
+/**
+ * The built set for these tools: from the cache, or built now (and kept while it fits). `key`: what
+ * the same tools always come with (the surface, and its raw `tools` member, which always parses
+ * and translates to the same tools); without one, their JSON.
+ */
+export async function clientToolSet(tools: readonly OpenAITool[], key?: ToolsKey): Promise<ClientToolSet> {
+  const k = key ?? { surface: "", raw: JSON.stringify(tools) };
+  const print = fingerprint(k);
   const hit = cache.get(print);
-  if (hit?.key === text) {
+  if (hit?.key === k.raw) {
     // re-inserted: a Map iterates in insertion order, so the first key is the least recently used
     cache.delete(print);
     cache.set(print, hit);
@@ -59,16 +72,16 @@ export async function clientToolSet(tools: readonly OpenAITool[], raw?: string):
   let set: ClientToolSet | undefined;
   for (const e of cache.values()) if (e.set.hash === hash) set = e.set;
   set ??= buildClientToolSet(tools, canonical, hash);
-  const bytes = set.bytes + 2 * text.length;
+  const bytes = set.bytes + 2 * k.raw.length;
   if (bytes > CLIENT_TOOL_CACHE_BYTES) return set;
-  // the fingerprint made again from the kept copy: slices of the request's text would keep it alive
-  const key = raw === undefined ? text : own(text);
-  cache.set(fingerprint(key), { set, bytes, key });
+  // kept as a copy, its fingerprint made from the copy: slices of the request's text would keep it alive
+  const kept = { surface: k.surface, raw: key ? own(k.raw) : k.raw };
+  cache.set(fingerprint(kept), { set, bytes, key: kept.raw });
   held += bytes;
-  for (const [k, old] of cache) {
+  for (const [old, entry] of cache) {
     if (held <= CLIENT_TOOL_CACHE_BYTES) break;
-    cache.delete(k);
-    held -= old.bytes;
+    cache.delete(old);
+    held -= entry.bytes;
   }
   return set;
 }

@@ -30,7 +30,7 @@ import { callKey, cancelOnAbort } from "../session/cancel.ts";
 import type { SessionClient } from "../session/client.ts";
 import { activateIn, chatSession, chatView, clientAccess, SESSION_HEADER, type TurnBody } from "./conversation.ts";
 import { callUpstream, type RoundMeta } from "./model-client.ts";
-import { clientToolSet } from "./tool-set-cache.ts";
+import { clientToolSet, type ToolsKey } from "./tool-set-cache.ts";
 
 /** What the stream's chunks and headers report, as the rounds go by. */
 export interface Progress {
@@ -75,7 +75,7 @@ export interface TurnExtras {
    */
   approvals?: ApprovalAsked[];
   /** the tool-set cache's key for the body's tools (chat/tool-set-cache.ts): the surface and its raw `tools` member */
-  toolsKey?: string;
+  toolsKey?: ToolsKey;
   /** `view`: what the session may find (absent: every tool), as toolSearch is given it */
   answer?: (
     call: ToolCall,

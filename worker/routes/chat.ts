@@ -15,7 +15,7 @@ async function chat(c: RouteContext): Promise<Response> {
   const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES);
   const body = parseChatBody(value);
   const raw = body.tools?.length ? member("tools") : undefined;
-  const turn = await chatTurn(c, body, options, { toolsKey: raw && `chat\u0000${raw}` });
+  const turn = await chatTurn(c, body, options, { toolsKey: raw === undefined ? undefined : { surface: "chat", raw } });
   if (!body.stream) {
     const result = await turn.run();
     const { id, created, model } = turn.progress.meta;

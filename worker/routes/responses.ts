@@ -74,7 +74,10 @@ async function create(c: RouteContext): Promise<Response> {
   // the chat tools are chatTools() of the raw member: the same text, the same tools
   const raw = tools.length ? member("tools") : undefined;
   const asked: ApprovalAsked[] = [];
-  const turn = await chatTurn(c, chatBody, options, { toolsKey: raw && `responses\u0000${raw}`, approvals: asked });
+  const turn = await chatTurn(c, chatBody, options, {
+    toolsKey: raw === undefined ? undefined : { surface: "responses", raw },
+    approvals: asked,
+  });
   // tools nothing here can run (hosted web_search, custom tools): left out, and said so
   if (unsupported.length) turn.headers["x-toolsearch-ignored-tools"] = unsupported.join(",");
   const meta = {

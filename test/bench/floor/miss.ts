@@ -14,7 +14,7 @@ const { tools } = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as { tools:
 const chat = clientTools(tools).chat as OpenAITool[];
 // the key the chat route gives (the raw tools member: here the same text, made before the timer)
 const time = async (set: OpenAITool[]) => {
-  const key = `chat\u0000${JSON.stringify(set)}`;
+  const key = { surface: "chat", raw: JSON.stringify(set) };
   const cpu = process.cpuUsage();
   const t = performance.now();
   await clientToolSet(set, key);
