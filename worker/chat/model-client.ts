@@ -5,8 +5,8 @@
 // streams), and tool-call deltas are gathered into one message the agent loop can judge. Upstream
 // 4xx answers pass through in OpenAI's error shape; 5xx and timeouts are retried, then become a
 // 502 naming the cause; an error event in the stream is a 502 too. An aborted client aborts the
-// upstream call. The openai SDK did this before; per call it cost 1.3 ms of CPU against a plain
-// fetch's 0.8 (RESULTS.md section 14), on every round of every agent request.
+// upstream call. The openai SDK did this before, at about twice the cost per call, on every round
+// of every agent request (RESULTS.md section 14 times both).
 
 import type { ChatMessage, OpenAITool, ToolCall, Usage } from "../core/chat.ts";
 import type { ModelTurn } from "../core/agent.ts";
