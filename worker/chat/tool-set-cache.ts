@@ -13,7 +13,7 @@
 // so many distinct tool sets evict one another instead of exhausting it. A set larger than the
 // whole budget is built and not kept.
 
-import { canonicalJson, sha256Hex } from "../core/canonical.ts";
+import { canonicalArray, sha256Hex } from "../core/canonical.ts";
 import type { OpenAITool } from "../core/chat.ts";
 import { buildClientToolSet, type ClientToolSet } from "../core/client-tools.ts";
 
@@ -29,8 +29,12 @@ interface Entry {
 const cache = new Map<string, Entry>();
 let held = 0;
 
-/** A key a kept entry holds: its own copy, so a raw member cut from a body keeps no body alive. */
-const own = (key: string) => new TextDecoder().decode(new TextEncoder().encode(key));
+/**
+ * A key a kept entry holds: its own copy, so a raw member cut from a body keeps no body alive. V8
+ * writes the concatenation out as one new string before slicing it, and the slice holds only that
+ * (half what a TextEncoder and TextDecoder round trip cost).
+ */
+const own = (key: string) => ` ${key}`.slice(1);
 
 /** What a surface found its tools in: its name and the request's raw `tools` member (core/json-member.ts). */
 export interface ToolsKey {
@@ -67,11 +71,12 @@ export async function clientToolSet(tools: readonly OpenAITool[], key?: ToolsKey
     cache.delete(print);
     held -= hit.bytes;
   }
-  const canonical = tools.map(canonicalJson);
-  const hash = await sha256Hex(`[${canonical.join(",")}]`);
+  // the hash of `[${tools.map(canonicalJson).join(",")}]`, its text never made
+  const canonical = canonicalArray(tools);
+  const hash = await sha256Hex(canonical.bytes);
   let set: ClientToolSet | undefined;
   for (const e of cache.values()) if (e.set.hash === hash) set = e.set;
-  set ??= buildClientToolSet(tools, canonical, hash);
+  set ??= buildClientToolSet(tools, canonical.lengths, hash);
   const bytes = set.bytes + 2 * k.raw.length;
   if (bytes > CLIENT_TOOL_CACHE_BYTES) return set;
   // kept as a copy, its fingerprint made from the copy: slices of the request's text would keep it alive

@@ -53,10 +53,10 @@ function entry(t: OpenAITool, tokens: number): CatalogTool {
   };
 }
 
-/** `canonical[i]` is canonicalJson(tools[i]) (computed once, for the hash and here). The index is
- * built by the first search: most requests never search a set, and tokenizing was most of a miss. */
-export function buildClientToolSet(tools: readonly OpenAITool[], canonical: readonly string[], hash: string): ClientToolSet {
-  const entries = tools.map((t, i) => entry(t, Math.ceil(canonical[i]!.length * TOKENS_PER_CHAR)));
+/** `lengths[i]` is the length of canonicalJson(tools[i]) (computed once, for the hash and here). The
+ * index is built by the first search: most requests never search a set, and tokenizing was most of a miss. */
+export function buildClientToolSet(tools: readonly OpenAITool[], lengths: readonly number[], hash: string): ClientToolSet {
+  const entries = tools.map((t, i) => entry(t, Math.ceil(lengths[i]! * TOKENS_PER_CHAR)));
   let index: SearchCatalog["index"] | undefined;
   const catalog: SearchCatalog = {
     tools: entries,
@@ -65,7 +65,7 @@ export function buildClientToolSet(tools: readonly OpenAITool[], canonical: read
       return (index ??= rankingIndex(entries));
     },
   };
-  const chars = canonical.reduce((n, c) => n + c.length, 0);
+  const chars = lengths.reduce((n, c) => n + c, 0);
   return { hash, tools, catalog, bytes: Math.round(chars * BYTES_PER_CHAR) };
 }
 
