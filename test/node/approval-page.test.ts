@@ -9,6 +9,7 @@ import { startEdgeServers, type EdgeServers } from "../fixtures/edge-servers.ts"
 import { startEdgeWorker } from "../fixtures/edge-worker.ts";
 import { startOtherSite, type OtherSite } from "../fixtures/other-site.ts";
 import type { DevServer } from "../fixtures/wrangler-dev.ts";
+import { restCall } from "../fixtures/rest-call.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEYS = { alice: "approval-key-alice-000000", bob: "approval-key-bob-00000000" };
@@ -42,13 +43,7 @@ afterAll(async () => {
 });
 
 async function api(who: keyof typeof KEYS, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${dev.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEYS[who]}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return restCall(`${dev.url}${path}`, { authorization: `Bearer ${KEYS[who]}`, "content-type": "application/json" }, method, body);
 }
 const adds = async () =>
   (((await (await fetch(`${servers.fixtureBase}/_control/stats`)).json()) as Json).calls as Json[]).filter((c) => c.tool === "counter_add")

@@ -13,6 +13,7 @@ import { serversVar, startEdgeServers, type EdgeServers } from "../fixtures/edge
 import { startEdgeWorker } from "../fixtures/edge-worker.ts";
 import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts";
 import type { DevServer } from "../fixtures/wrangler-dev.ts";
+import { restCall } from "../fixtures/rest-call.ts";
 
 const KEY = "cancel-test-key-0123456789";
 const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
@@ -27,9 +28,7 @@ let llm: ScriptedLLM;
 let dev: DevServer;
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${dev.url}${path}`, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return restCall(`${dev.url}${path}`, AUTH, method, body);
 }
 const stats = async () => (await fetch(`${servers.fixtureBase}/_control/stats`)).json() as Promise<Json>;
 const edgeSession = async () =>

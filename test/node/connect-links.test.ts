@@ -12,6 +12,7 @@ import { browser, control as fixtureControl, startOAuthServers, type OAuthServer
 import { sessionFiles } from "../fixtures/session-objects.ts";
 import { freePort, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { describeInBrowser, tempDir } from "./helpers.ts";
+import { restCall } from "../fixtures/rest-call.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEYS = {
@@ -69,13 +70,7 @@ afterAll(async () => {
 });
 
 async function api(who: Person, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${dev.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEYS[who]}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return restCall(`${dev.url}${path}`, { authorization: `Bearer ${KEYS[who]}`, "content-type": "application/json" }, method, body);
 }
 
 async function whoami(who: Person): Promise<string> {

@@ -16,6 +16,7 @@ import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts"
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { expectAppendOnly, type Json, type Msg } from "./agent-rig.ts";
 import { ROOT, tempDir } from "./helpers.ts";
+import { restCall } from "../fixtures/rest-call.ts";
 
 const KEY = "edge-test-key-0123456789";
 const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
@@ -44,10 +45,7 @@ async function startWorker(): Promise<DevServer> {
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${dev.url}${path}`, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  responses.push(text);
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return restCall(`${dev.url}${path}`, AUTH, method, body, (t) => responses.push(t));
 }
 
 const stats = async () => (await fetch(`${servers.fixtureBase}/_control/stats`)).json() as Promise<Json>;

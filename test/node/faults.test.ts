@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_TOKEN, startEdgeServers, startEverything, type EdgeServers } from "../fixtures/edge-servers.ts";
 import { freePort, startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { tempDir } from "./helpers.ts";
+import { restCall } from "../fixtures/rest-call.ts";
 
 const KEY = "faults-test-key-0123456789";
 const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
@@ -43,9 +44,7 @@ async function startWorker(): Promise<DevServer> {
 }
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${dev.url}${path}`, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return restCall(`${dev.url}${path}`, AUTH, method, body);
 }
 const session = async () => (await api("POST", "/v1/sessions", { model: "gpt-4o", deferral: "on" })).body.id as string;
 const callTool = (id: string, name: string, args: unknown) => api("POST", `/v1/sessions/${id}/tools/${name}/call`, { arguments: args });

@@ -24,6 +24,7 @@ import { startScriptedLLM, type ScriptedLLM } from "../fixtures/scripted-llm.ts"
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { launchChromium } from "../fixtures/browser.ts";
 import { describeInBrowser, tempDir } from "./helpers.ts";
+import { restCall } from "../fixtures/rest-call.ts";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const KEYS = { alice: "oauth-key-alice-0000000", bob: "oauth-key-bob-000000000", backend: "oauth-key-backend-000000" };
@@ -75,14 +76,7 @@ function headers(who: Who): Record<string, string> {
 }
 
 async function api(who: Who, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${dev.url}${path}`, {
-    method,
-    headers: headers(who),
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  answers.push(text);
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return restCall(`${dev.url}${path}`, headers(who), method, body, (t) => answers.push(t));
 }
 
 const sessions = new Map<string, string>();

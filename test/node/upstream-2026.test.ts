@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverything, startModern } from "../fixtures/edge-servers.ts";
 import { startWranglerDev, type DevServer } from "../fixtures/wrangler-dev.ts";
 import { tempDir } from "./helpers.ts";
+import { restCall } from "../fixtures/rest-call.ts";
 
 const KEY = "modern-test-key-0123456789";
 const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
@@ -21,9 +22,7 @@ let modern: Awaited<ReturnType<typeof startModern>>;
 let dev: DevServer;
 
 async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${dev.url}${path}`, { method, headers: AUTH, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  return restCall(`${dev.url}${path}`, AUTH, method, body);
 }
 const session = async () => (await api("POST", "/v1/sessions", { model: "gpt-4o", deferral: "on" })).body.id as string;
 const call = (id: string, name: string, args: unknown) => api("POST", `/v1/sessions/${id}/tools/${name}/call`, { arguments: args });
