@@ -110,6 +110,21 @@ async function forCaller(err: ToolsearchError, request: Request, env: Env): Prom
       );
 }
 
+/**
+ * `response` with `extra` headers set. A response the Worker built has mutable headers and is
+ * answered as it is; one whose headers are immutable (a fetched one passed through) is copied.
+ */
+function withHeaders(response: Response, extra: Array<[string, string]>): Response {
+  try {
+    for (const [k, v] of extra) response.headers.set(k, v);
+    return response;
+  } catch {
+    const headers = new Headers(response.headers);
+    for (const [k, v] of extra) headers.set(k, v);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+}
+
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
     const url = new URL(request.url);
@@ -157,11 +172,11 @@ export default {
       if (err.status === 401) unauthorized = true;
       if (err instanceof RateLimited) retryAfter = err.retryAfter;
     }
-    const headers = new Headers(response.headers);
-    if (unauthorized) headers.set("www-authenticate", 'Bearer realm="toolsearch"');
-    if (label) headers.set("x-catalog", label);
-    if (retryAfter) headers.set("retry-after", String(retryAfter));
-    return new Response(response.body, { status: response.status, headers });
+    const extra: Array<[string, string]> = [];
+    if (unauthorized) extra.push(["www-authenticate", 'Bearer realm="toolsearch"']);
+    if (label) extra.push(["x-catalog", label]);
+    if (retryAfter) extra.push(["retry-after", String(retryAfter)]);
+    return withHeaders(response, extra);
   },
 
   /** The daily cron (wrangler.toml [triggers]): audit rows in D1 past their tenant's retention go (retention.ts). */

@@ -26,13 +26,15 @@ export async function mcpCancels(c: RouteContext, sessionId: string, messages: u
   const session = SessionClient.of(c, sessionId);
   const sent: Promise<void>[] = [];
   for (const m of messages) {
-    const cancelled = CancelledNotificationSchema.safeParse(m);
-    if (cancelled.success && cancelled.data.params.requestId !== undefined) {
+    // the method first: a schema that fails builds an error (a stack trace) for every other message
+    const method = (m as { method?: unknown } | null)?.method;
+    const cancelled = method === "notifications/cancelled" ? CancelledNotificationSchema.safeParse(m) : null;
+    if (cancelled?.success && cancelled.data.params.requestId !== undefined) {
       const why = cancelled.data.params.reason;
       const reason = `the client cancelled the request (notifications/cancelled${why ? `: ${String(why).slice(0, 200)}` : ""})`;
       sent.push(cancelLater(c, session, mcpCallKey(cancelled.data.params.requestId), reason));
     }
-    if (isJSONRPCRequest(m) && m.method === "tools/call") cancelOnAbort(c, session, mcpCallKey(m.id), c.request.signal);
+    if (method === "tools/call" && isJSONRPCRequest(m)) cancelOnAbort(c, session, mcpCallKey(m.id), c.request.signal);
   }
   await Promise.all(sent);
 }

@@ -11,7 +11,12 @@
 // whole (a 429 before any of it runs).
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type InitializeRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { json, route, type RouteContext } from "../http.ts";
 import { serveModern } from "../mcp/modern.ts";
@@ -54,7 +59,10 @@ async function post(c: RouteContext): Promise<Response> {
   if (n > 1) await admit(c, "requests", n - 1, `a batch of ${n} messages counts ${n} requests, one per JSON-RPC message`);
   // the SDK's own classification: the 2026 envelope, or that version's header without it (answered -32602)
   if (!(await isLegacyRequest(c.request, body))) return serveModern(c, body);
-  const init = messages.find(isInitializeRequest);
+  // the method first: a schema that fails builds an error (a stack trace) for every other message
+  const init = messages.find(
+    (m): m is InitializeRequest => (m as { method?: unknown } | null)?.method === "initialize" && isInitializeRequest(m),
+  );
   if (init) {
     if (messages.length > 1) throw new RpcError(-32600, "Invalid Request: initialize must be sent alone, not in a batch");
     const { protocolVersion: requested, clientInfo, capabilities } = init.params;

@@ -61,6 +61,11 @@ export function pruneDelivered(sql: SqlStorage, cutoff: number): void {
   sql.exec("DELETE FROM audit WHERE delivered = 1 AND at < ?", cutoff);
 }
 
+/** Whether any row waits for D1 (cheaper than its size: the index stops at the first). */
+export function outboxWaits(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM audit WHERE delivered = 0 AND outcome != 'started' LIMIT 1").toArray().length > 0;
+}
+
 export function outboxSize(sql: SqlStorage): number {
   return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM audit WHERE delivered = 0 AND outcome != 'started'").one().n;
 }

@@ -190,7 +190,7 @@ async function send(
 ): Promise<CallOutcome> {
   let resolved = creds;
   const key = `${port.init.id}/${tool.server}`;
-  if (!port.servers.get(tool.server) && opening.has(key)) await opening.get(key)!.catch(() => {});
+  if (opening.has(key) && !port.servers.get(tool.server)) await opening.get(key)!.catch(() => {});
   // write-ahead: the call's row (`started`) in the transaction that reads the session it goes to;
   // nothing is sent before it commits, so no call can run upstream without a row
   const { before, row } = port.transaction(() => ({

@@ -9,7 +9,7 @@ import { resolveHeaders } from "../core/servers.ts";
 import { retentionCutoff, type TenantQuotas } from "../quotas.ts";
 import { settings, type Settings } from "../settings.ts";
 import type { SessionAlarm } from "./alarm.ts";
-import { outboxSize, pruneDelivered, type Outbox } from "./audit-store.ts";
+import { outboxWaits, pruneDelivered, type Outbox } from "./audit-store.ts";
 import type { CallsInFlight } from "./calls-in-flight.ts";
 import { closeRemote } from "./mcp-client.ts";
 import type { ResponseStore } from "./response-store.ts";
@@ -58,7 +58,7 @@ export class SessionLifecycle {
     const r = store.row();
     if (!r) storage.sql.exec("DELETE FROM audit WHERE delivered = 1");
     const expiry = r ? r.last_used_at + r.ttl_ms : Infinity;
-    const retry = outboxSize(storage.sql) ? Date.now() + Math.max(outbox().retryMs, 1000) : Infinity;
+    const retry = outboxWaits(storage.sql) ? Date.now() + Math.max(outbox().retryMs, 1000) : Infinity;
     return wake.plan(Math.min(expiry, retry));
   }
 
@@ -79,7 +79,7 @@ export class SessionLifecycle {
       responses.clear();
       storage.sql.exec("DELETE FROM audit WHERE delivered = 1");
     });
-    if (outboxSize(storage.sql)) await this.p.outbox().kick();
+    if (outboxWaits(storage.sql)) await this.p.outbox().kick();
     if (!(await this.dropIfEmpty())) await this.schedule();
     return true;
   }
@@ -112,6 +112,7 @@ export class SessionLifecycle {
     this.p.calls.settle();
     await this.p.outbox().kick();
     this.prune();
+    this.p.store.reload();
     const r = this.p.store.row();
     if (r && Date.now() >= r.last_used_at + r.ttl_ms) await this.remove();
     if (!(await this.dropIfEmpty())) await this.schedule();

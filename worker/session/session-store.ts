@@ -16,8 +16,17 @@ const MAX_SPLICES = 500;
 
 type SessionRow = { data: string; created_at: number; last_used_at: number; ttl_ms: number };
 
+/**
+ * The session row as this instance last read or wrote it, with its data parsed (undefined: not
+ * read since the last write that changes it). The object is the only writer of its storage, so
+ * reads between writes need no query; a write drops the copy before it runs, so a transaction
+ * that rolls back leaves nothing stale. Only `last_used_at` is updated in place, after its UPDATE.
+ */
+type Held = { row: SessionRow; init: SessionInit } | null;
+
 export class SessionStore {
   private seq = 0;
+  private held: Held | undefined;
   private readonly sql: SqlStorage;
   /** whether the tables exist (the object keeps the flag: creation and deleteAll change it) */
   private readonly exists: () => boolean;
@@ -31,13 +40,34 @@ export class SessionStore {
   }
 
   row(): SessionRow | undefined {
-    if (!this.exists()) return undefined;
-    return this.sql.exec<SessionRow>("SELECT data, created_at, last_used_at, ttl_ms FROM session").toArray()[0];
+    return this.hold()?.row;
   }
 
+  /** The frozen fields, parsed once per write (callers read them and never change them). */
   init(): SessionInit | null {
-    const r = this.row();
-    return r ? (JSON.parse(r.data) as SessionInit) : null;
+    return this.hold()?.init ?? null;
+  }
+
+  private hold(): Held {
+    if (!this.exists()) {
+      this.held = undefined; // no tables (deleteAll dropped them): nothing to hold
+      return null;
+    }
+    if (this.held === undefined) {
+      const row = this.sql.exec<SessionRow>("SELECT data, created_at, last_used_at, ttl_ms FROM session").toArray()[0];
+      this.held = row ? { row, init: JSON.parse(row.data) as SessionInit } : null;
+    }
+    return this.held;
+  }
+
+  /** Read the row from storage at its next use (the alarm decides expiry from what is stored). */
+  reload(): void {
+    this.held = undefined;
+  }
+
+  /** `last_used_at` is now `at` (its UPDATE has run). */
+  private used(at: number): void {
+    if (this.held) this.held.row = { ...this.held.row, last_used_at: at };
   }
 
   activationNames(): string[] {
@@ -48,6 +78,7 @@ export class SessionStore {
   }
 
   insert(init: SessionInit, now: number): void {
+    this.held = undefined;
     this.sql.exec(
       "INSERT INTO session (id, data, created_at, last_used_at, ttl_ms) VALUES (?, ?, ?, ?, ?)",
       init.id,
@@ -61,15 +92,17 @@ export class SessionStore {
   /** Mark the session used now (a call is use). */
   touch(now = Date.now()): void {
     this.sql.exec("UPDATE session SET last_used_at = ?", now);
+    this.used(now);
   }
 
   /** The session, marked used now; null if there is none. */
   use(): SessionState | null {
-    const r = this.row();
-    if (!r) return null;
+    const held = this.hold();
+    if (!held) return null;
+    const r = held.row;
     const now = Date.now();
-    this.sql.exec("UPDATE session SET last_used_at = ?", now);
-    const init = JSON.parse(r.data) as SessionInit;
+    this.touch(now);
+    const init = held.init;
     // sessions stored before activation modes existed are inject sessions
     return {
       ...init,
@@ -106,6 +139,7 @@ export class SessionStore {
   }
 
   setClientTools(init: SessionInit, plan: ClientPlan): void {
+    this.held = undefined;
     this.sql.exec("UPDATE session SET data = ?", JSON.stringify({ ...init, clientTools: plan }));
   }
 
@@ -142,6 +176,7 @@ export class SessionStore {
       loaded.push(name);
     }
     this.sql.exec("INSERT INTO events (at, query, loaded) VALUES (?, ?, ?)", now, query, JSON.stringify(loaded));
+    this.held = undefined; // in a transaction that may roll back: read again
     this.sql.exec("UPDATE session SET last_used_at = ?", now);
     const via = audit.via ?? "rest";
     const client = audit.client ?? null;
@@ -183,6 +218,7 @@ export class SessionStore {
 
   /** Forget the session's own tables (the object clears its other stores with it). */
   clear(): void {
+    this.held = undefined;
     for (const t of ["session", "activations", "events", "splices"]) this.sql.exec(`DELETE FROM ${t}`);
   }
 }
