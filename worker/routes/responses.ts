@@ -12,6 +12,7 @@ import { ToolsearchError } from "../core/errors.ts";
 import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { SESSION_HEADER } from "../chat/conversation.ts";
 import { streamTurn } from "../chat/stream.ts";
+import { parsedMember } from "../chat/tool-set-cache.ts";
 import { chatTurn, type ChatTurnBody } from "../chat/turn.ts";
 import { responseEvents } from "../responses/events.ts";
 import { echoJson, outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
@@ -32,7 +33,9 @@ function noSession(e: unknown): null {
 
 async function create(c: RouteContext): Promise<Response> {
   let options = parseChatHeaders(c.request.headers);
-  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES);
+  // tools sent before (the same text) are not parsed again: their set's cache has them
+  const known = { key: "tools", value: (raw: string) => parsedMember("responses", raw) };
+  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, known);
   const body = parseResponsesBody(value);
   const previous = body.previous_response_id ?? null;
   let history: ChatMessage[] = [];
@@ -75,7 +78,7 @@ async function create(c: RouteContext): Promise<Response> {
   const raw = tools.length ? member("tools") : undefined;
   const asked: ApprovalAsked[] = [];
   const turn = await chatTurn(c, chatBody, options, {
-    toolsKey: raw === undefined ? undefined : { surface: "responses", raw },
+    toolsKey: raw === undefined ? undefined : { surface: "responses", raw, value: value.tools },
     approvals: asked,
   });
   // tools nothing here can run (hosted web_search, custom tools): left out, and said so

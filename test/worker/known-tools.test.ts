@@ -1,0 +1,87 @@
+// A body whose `tools` were sent before is parsed without them (worker/http.ts readJsonText with a
+// known member, worker/chat/tool-set-cache.ts parsedMember; issue 38): what the routes get must be
+// what JSON.parse of the whole body gives, whatever else the body holds, and a bad body must be
+// refused with the same words as when nothing is known.
+import { describe, expect, it } from "vitest";
+import { clientToolSet, parsedMember } from "../../worker/chat/tool-set-cache.ts";
+import type { OpenAITool } from "../../worker/core/chat.ts";
+import { ToolsearchError } from "../../worker/core/errors.ts";
+import { readJsonText } from "../../worker/http.ts";
+
+const tools: OpenAITool[] = Array.from({ length: 12 }, (_, i) => ({
+  type: "function",
+  function: {
+    name: `known_tool_${i}`,
+    description: `Tool ${i} of a set sent on every request: "quoted", \\ escaped, ]} brackets`,
+    parameters: { type: "object", properties: { q: { type: "string", enum: ["a", `b${i}`] } }, required: ["q"] },
+  },
+}));
+const RAW = JSON.stringify(tools);
+const known = { key: "tools", value: (raw: string) => parsedMember("chat", raw) };
+const post = (text: string) =>
+  new Request("https://t.test/", { method: "POST", headers: { "content-type": "application/json" }, body: text });
+const read = (text: string, withKnown = true) => readJsonText(post(text), 1 << 22, withKnown ? known : undefined);
+const refusal = async (text: string, withKnown: boolean) =>
+  read(text, withKnown).then(
+    () => "accepted",
+    (e: unknown) => (e instanceof ToolsearchError ? `${e.code}: ${e.message}` : `other: ${String(e)}`),
+  );
+
+/** Seed the cache the way the chat route does: the first request's set, kept with its parsed tools. */
+async function seeded(): Promise<unknown> {
+  if (parsedMember("chat", RAW) !== undefined) return parsedMember("chat", RAW);
+  const first = await read(`{"model":"m","tools":${RAW},"messages":[]}`);
+  const value = first.value as { tools: OpenAITool[] };
+  await clientToolSet(value.tools, { surface: "chat", raw: first.member("tools")!, value: value.tools });
+  return parsedMember("chat", RAW);
+}
+
+describe("a body whose tools are known", () => {
+  it("reads as JSON.parse reads it, its tools the one frozen value every such request shares", async () => {
+    expect(parsedMember("chat", RAW)).toBeUndefined();
+    const shared = await seeded();
+    expect(shared).toEqual(tools);
+    expect(Object.isFrozen(shared) && Object.isFrozen((shared as OpenAITool[])[3]!.function)).toBe(true);
+    expect(parsedMember("responses", RAW)).toBeUndefined();
+    const bodies = [
+      `{"model":"m","messages":[{"role":"user","content":"hi ${crypto.randomUUID()}"}],"tools":${RAW},"stream":true}`,
+      `{ "tools" : ${RAW} , "model":"m","x":{"tools":[1]},"s":"\\"tools\\":[]"}`,
+      `{"tool\\u0073":${RAW},"model":"m"}`,
+      `{"tools":[{"type":"function"}],"model":"m","tools":${RAW}}`,
+    ];
+    for (const text of bodies) {
+      const { value } = await read(text);
+      expect(value).toEqual(JSON.parse(text));
+      expect(Object.keys(value)).toEqual(Object.keys(JSON.parse(text) as object));
+      expect(value.tools).toBe(shared);
+    }
+    // the last of duplicate keys is what counts: here not the known tools
+    const last = await read(`{"tools":${RAW},"model":"m","tools":[]}`);
+    expect(last.value.tools).toEqual([]);
+    // other tools, or the same tools spelled otherwise, are parsed
+    const spaced = JSON.stringify(tools, null, 1);
+    const other = await read(`{"model":"m","tools":${spaced}}`);
+    expect(other.value.tools).toEqual(tools);
+    expect(other.value.tools).not.toBe(shared);
+    expect(() => ((shared as OpenAITool[])[0]!.function.name = "renamed")).toThrow(TypeError);
+  });
+
+  it("is refused with the same words as when nothing is known: bad JSON, too deep, not an object", async () => {
+    await seeded();
+    const deep = `${"[".repeat(200)}${"]".repeat(200)}`;
+    const bad = [
+      `{"model":"m","tools":${RAW},"messages":[1,]}`,
+      `{"model":"m","tools":${RAW}`,
+      `{"model":"m","tools":${RAW},"messages":${deep}}`,
+      `{"model":"m","tools":${RAW},"model"}`,
+      `{"model":"m\\x","tools":${RAW}}`,
+      `[{"tools":${RAW}}]`,
+      `{"model":"m","tools":${RAW}} trailing`,
+    ];
+    for (const text of bad) {
+      const words = await refusal(text, true);
+      expect(words).toMatch(/^bad_request: body (is not valid JSON|nests deeper|must be a JSON object)/);
+      expect(words).toBe(await refusal(text, false));
+    }
+  });
+});
