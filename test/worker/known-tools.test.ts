@@ -1,12 +1,14 @@
 // A body whose `tools` were sent before is parsed without them (worker/http.ts readJsonText with a
 // known member, worker/chat/tool-set-cache.ts parsedMember; issue 38): what the routes get must be
 // what JSON.parse of the whole body gives, whatever else the body holds, and a bad body must be
-// refused with the same words as when nothing is known.
+// refused with the same words as when nothing is known; each surface's upstream sees the same
+// request the second time as the first.
 import { describe, expect, it } from "vitest";
 import { clientToolSet, parsedMember } from "../../worker/chat/tool-set-cache.ts";
 import type { OpenAITool } from "../../worker/core/chat.ts";
 import { ToolsearchError } from "../../worker/core/errors.ts";
 import { readJsonText } from "../../worker/http.ts";
+import { callWith, modelLane, type Json } from "./helpers.ts";
 
 const tools: OpenAITool[] = Array.from({ length: 12 }, (_, i) => ({
   type: "function",
@@ -83,5 +85,48 @@ describe("a body whose tools are known", () => {
       expect(words).toMatch(/^bad_request: body (is not valid JSON|nests deeper|must be a JSON object)/);
       expect(words).toBe(await refusal(text, false));
     }
+  });
+});
+
+describe("each surface, sent the same tools twice", () => {
+  const upstream = modelLane();
+  const vars = { OPENAI_BASE_URL: upstream, OPENAI_API_KEY: "test", UPSTREAM_MAX_RETRIES: "0" };
+  const recorded = () => fetch(`${upstream.replace(/\/v1$/, "")}/_control/requests`).then((r) => r.json() as Promise<Json[]>);
+  const many = Array.from({ length: 60 }, (_, i) => tools[i % tools.length]!.function).map((f, i) => ({ ...f, name: `${f.name}_${i}` }));
+  const surfaces: Array<[string, (word: string) => Record<string, unknown>]> = [
+    [
+      "/v1/chat/completions",
+      (w) => ({ model: "gpt-4o", messages: [{ role: "user", content: w }], tools: many.map((f) => ({ type: "function", function: f })) }),
+    ],
+    ["/v1/responses", (w) => ({ model: "gpt-4o", input: w, tools: many.map((f) => ({ type: "function", ...f })) })],
+    [
+      "/v1/messages",
+      (w) => ({
+        model: "claude-sonnet-4-6",
+        max_tokens: 100,
+        messages: [{ role: "user", content: w }],
+        tools: many.map((f) => ({ name: f.name, description: f.description, input_schema: f.parameters })),
+      }),
+    ],
+  ];
+  it.each(surfaces)("%s: the upstream is sent the same tools, and other tools when they change", async (path, body) => {
+    const tag = crypto.randomUUID();
+    const sent = async (b: Record<string, unknown>) => {
+      const r = await callWith(vars, "POST", path, b);
+      expect(r.status).toBe(200);
+      return (await recorded()).at(-1)!.body as { tools: Json[]; messages: Json[] };
+    };
+    const first = await sent(body(`first ${tag}`));
+    // kept for the next request (callWith runs the Worker in this isolate; it sends JSON.stringify(body))
+    expect(parsedMember(path.split("/")[2]!, JSON.stringify(body(`first ${tag}`).tools))).toBeDefined();
+    const second = await sent(body(`first ${tag}`.replace("first", "again")));
+    expect(second.tools).toEqual(first.tools);
+    expect(JSON.stringify(second.messages)).toContain(`again ${tag}`);
+    // a renamed tool: the listing or the tools the upstream is sent name it
+    const changed = body(`changed ${tag}`);
+    const renamed = changed.tools as Array<Record<string, unknown> & { function?: Record<string, unknown> }>;
+    (renamed[5]!.function ?? renamed[5]!).name = `renamed_${tag.slice(0, 8)}`;
+    expect(JSON.stringify(first)).not.toContain(`renamed_${tag.slice(0, 8)}`);
+    expect(JSON.stringify(await sent(changed))).toContain(`renamed_${tag.slice(0, 8)}`);
   });
 });

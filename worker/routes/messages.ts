@@ -7,8 +7,9 @@
 // blocks. POST /v1/messages/count_tokens counts what the upstream would be sent. Errors take
 // Anthropic's shape (messages/errors.ts) through the one error handler, a bad or missing key too.
 
-import { json, readJson, route, type RouteContext } from "../http.ts";
+import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { streamTurn } from "../chat/stream.ts";
+import { parsedMember, type ToolsKey } from "../chat/tool-set-cache.ts";
 import { chatTurn } from "../chat/turn.ts";
 import { countTokens } from "../messages/count.ts";
 import { anthropicErrorResponse } from "../messages/errors.ts";
@@ -35,14 +36,22 @@ function upstreamKind(c: RouteContext, headers: MessagesHeaders): "anthropic" | 
 async function prepareRequest<B extends Parameters<typeof prepareTurn>[0]>(c: RouteContext, parseBody: (v: unknown) => B) {
   const headers = parseMessagesHeaders(c.request.headers);
   const chatOptions = parseChatHeaders(c.request.headers);
-  const body = parseBody(await readJson(c.request, CHAT_MAX_BODY_BYTES));
+  // tools sent before (the same text) are not parsed again: their set's cache has them
+  const known = { key: "tools", value: (raw: string) => parsedMember("messages", raw) };
+  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, known);
+  const body = parseBody(value);
   const upstream = upstreamKind(c, headers);
   // a refused request leaves nothing behind
-  return { headers, body, upstream, prepared: prepareTurn(body, headers, chatOptions, upstream) };
+  const prepared = prepareTurn(body, headers, chatOptions, upstream);
+  // the chat tools follow from the raw member alone unless the client searches its own (which
+  // tools it gets then depends on the messages' tool references)
+  const raw = body.tools?.length && !prepared.plan.ownSearch ? member("tools") : undefined;
+  const toolsKey: ToolsKey | undefined = raw === undefined ? undefined : { surface: "messages", raw, value: value.tools };
+  return { headers, body, upstream, prepared, toolsKey };
 }
 
 async function create(c: RouteContext): Promise<Response> {
-  const { headers, body, upstream, prepared } = await prepareRequest(c, parseMessagesBody);
+  const { headers, body, upstream, prepared, toolsKey } = await prepareRequest(c, parseMessagesBody);
   const { plan } = prepared;
   const regex = regexAnswer(plan);
   // a streaming client gets each round's thinking as the upstream sends it
@@ -51,6 +60,7 @@ async function create(c: RouteContext): Promise<Response> {
     load: plan.load,
     withoutCatalog: prepared.withoutCatalog,
     answer: regex.answer,
+    toolsKey,
     ...(upstream === "anthropic" ? { callModel: anthropicCaller(c, body, headers, (e) => relay.on?.(e)) } : {}),
   });
   turn.headers["x-toolsearch-upstream"] = upstream;
