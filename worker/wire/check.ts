@@ -38,12 +38,20 @@ export function checkHeaders<T>(schema: z.ZodObject<z.ZodRawShape, "strip", z.Zo
 /**
  * `schema`, except that a value `quick` answers (what zod would answer for it: the same values, in
  * the same key order; undefined when it cannot tell) is taken without zod's copy of it; anything
- * else zod parses, and its issues are the refusal, as before.
+ * else zod parses, and its issues are the refusal, as before. A frozen value (the tools the
+ * tool-set cache shares between requests that send the same text) is answered once.
  */
 export function unlessQuick<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, quick: (v: unknown) => T | undefined) {
+  const vouched = new WeakMap<object, T>();
   return z.unknown().transform((v, ctx): T => {
+    const shared = typeof v === "object" && v !== null && Object.isFrozen(v);
+    const known = shared ? vouched.get(v) : undefined;
+    if (known !== undefined) return known;
     const answered = quick(v);
-    if (answered !== undefined) return answered;
+    if (answered !== undefined) {
+      if (shared) vouched.set(v, answered);
+      return answered;
+    }
     const r = schema.safeParse(v);
     if (r.success) return r.data;
     for (const issue of r.error.issues) ctx.addIssue(issue as z.IssueData);
