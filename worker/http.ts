@@ -3,7 +3,8 @@
 
 import { ToolsearchError } from "./core/errors.ts";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./core/json-depth.ts";
-import { memberText, scanJson, type JsonScan } from "./core/json-member.ts";
+import { memberText, scanJson } from "./core/json-member.ts";
+import { parseKnown, type KnownMember } from "./core/known-member.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -83,19 +84,11 @@ export async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Pro
   return (await readJsonText(request, maxBytes)).value;
 }
 
-/** A top-level member whose raw text may already be known parsed (chat/tool-set-cache.ts parsedMember). */
-export interface KnownMember {
-  key: string;
-  /** the value `raw` parsed to before, or undefined */
-  value: (raw: string) => unknown;
-}
-
 /**
  * readJson, and the raw text of a top-level member (core/json-member.ts): one scan of the text
  * gives both the depth check and where the members lie, so the parsed value is never walked.
- * With `known`, a member whose text parsed before is not parsed again: the rest of the body is
- * (that member's value written as `[]`), and the known value takes its place. The whole text is
- * still scanned for depth; any failure parses the whole text as before, so errors read the same.
+ * With `known`, a member whose text parsed before is neither parsed nor scanned again
+ * (core/known-member.ts); any doubt parses the whole text as before, so errors read the same.
  */
 export async function readJsonText(
   request: Request,
@@ -107,9 +100,9 @@ export async function readJsonText(
     throw new ToolsearchError("unsupported_media_type", `content-type must be application/json, got "${type || "none"}"`);
   }
   const text = await readText(request, maxBytes);
-  const early = known ? scanned(text) : undefined;
-  const value = (early && withKnown(text, early, known!)) ?? parseObject(text);
-  const scan = early ?? scanJson(text);
+  const got = known ? parseKnown(text, known) : {};
+  const value = got.value ?? parseObject(text);
+  const scan = got.scan ?? scanJson(text);
   if (scan.depth > MAX_JSON_DEPTH) throw new ToolsearchError("bad_request", `body nests deeper than ${MAX_JSON_DEPTH} levels`);
   return { value, member: (key) => memberText(text, key, scan) };
 }
@@ -125,32 +118,6 @@ function parseObject(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The scan of a text not parsed yet (it may not be JSON: a key's bad escape throws); undefined then. */
-function scanned(text: string): JsonScan | undefined {
-  try {
-    return scanJson(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The body parsed without the known member's text, the known value put in its place; undefined: parse it all. */
-function withKnown(text: string, scan: JsonScan, known: KnownMember): Record<string, unknown> | undefined {
-  const at = scan.members.get(known.key);
-  if (!at) return undefined;
-  const value = known.value(text.slice(at[0], at[1]));
-  if (value === undefined) return undefined;
-  let rest: unknown;
-  try {
-    rest = JSON.parse(`${text.slice(0, at[0])}[]${text.slice(at[1])}`);
-  } catch {
-    return undefined;
-  }
-  if (!rest || typeof rest !== "object" || Array.isArray(rest)) return undefined;
-  // the key kept its place: the last of duplicate keys, which is what JSON.parse keeps
-  (rest as Record<string, unknown>)[known.key] = value;
-  return rest as Record<string, unknown>;
-}
 export interface RouteContext {
   request: Request;
   env: Env;

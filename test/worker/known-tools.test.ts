@@ -1,10 +1,11 @@
 // A body whose `tools` were sent before is parsed without them (worker/http.ts readJsonText with a
-// known member, worker/chat/tool-set-cache.ts parsedMember; issue 38): what the routes get must be
-// what JSON.parse of the whole body gives, whatever else the body holds, and a bad body must be
+// known member, worker/core/known-member.ts, worker/chat/tool-set-cache.ts knownTools; issue 38):
+// what the routes get must be what JSON.parse of the whole body gives, whatever else the body holds
+// (the known text nested, or in a duplicate key), where its members lie too, and a bad body must be
 // refused with the same words as when nothing is known; each surface's upstream sees the same
 // request the second time as the first.
 import { describe, expect, it } from "vitest";
-import { clientToolSet, parsedMember } from "../../worker/chat/tool-set-cache.ts";
+import { clientToolSet, knownTools, parsedMember } from "../../worker/chat/tool-set-cache.ts";
 import type { OpenAITool } from "../../worker/core/chat.ts";
 import { ToolsearchError } from "../../worker/core/errors.ts";
 import { readJsonText } from "../../worker/http.ts";
@@ -19,7 +20,7 @@ const tools: OpenAITool[] = Array.from({ length: 12 }, (_, i) => ({
   },
 }));
 const RAW = JSON.stringify(tools);
-const known = { key: "tools", value: (raw: string) => parsedMember("chat", raw) };
+const known = knownTools("chat");
 const post = (text: string) =>
   new Request("https://t.test/", { method: "POST", headers: { "content-type": "application/json" }, body: text });
 const read = (text: string, withKnown = true) => readJsonText(post(text), 1 << 22, withKnown ? known : undefined);
@@ -66,6 +67,33 @@ describe("a body whose tools are known", () => {
     expect(other.value.tools).toEqual(tools);
     expect(other.value.tools).not.toBe(shared);
     expect(() => ((shared as OpenAITool[])[0]!.function.name = "renamed")).toThrow(TypeError);
+  });
+
+  it("finds the known text where the top-level tools are, not where the same text sits inside something else", async () => {
+    const shared = await seeded();
+    const messages = `[{"role":"user","content":"after the tools ${crypto.randomUUID()}"}]`;
+    const bodies = [
+      `{"x":{"tools":${RAW}},"model":"m","tools":${RAW},"messages":${messages}}`,
+      `{"model":"m","list":[{"tools":${RAW}}],"tools" :\n ${RAW}\t,"messages":${messages}}`,
+      `{"model":"m","x":{"tools":${RAW}},"messages":${messages}}`,
+    ];
+    for (const text of bodies) {
+      const { value, member } = await read(text);
+      expect(value).toEqual(JSON.parse(text));
+      expect(Object.keys(value)).toEqual(Object.keys(JSON.parse(text) as object));
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      for (const key of Object.keys(parsed)) expect(JSON.parse(member(key)!)).toEqual(parsed[key]);
+      if ("tools" in parsed) {
+        expect(value.tools).toBe(shared);
+        expect(member("tools")).toBe(RAW);
+      }
+      // a nested copy of the text is its own parsed value, never the shared one
+      const nested =
+        (value.x as { tools?: unknown } | undefined)?.tools ?? (value.list as Array<{ tools: unknown }> | undefined)?.[0]?.tools;
+      expect(nested).toEqual(tools);
+      expect(nested).not.toBe(shared);
+      expect(member("messages")).toBe(messages);
+    }
   });
 
   it("is refused with the same words as when nothing is known: bad JSON, too deep, not an object", async () => {

@@ -16,11 +16,13 @@
 import { canonicalArray, sha256Hex } from "../core/canonical.ts";
 import type { OpenAITool } from "../core/chat.ts";
 import { buildClientToolSet, type ClientToolSet } from "../core/client-tools.ts";
+import type { KnownMember } from "../core/known-member.ts";
 
 export const CLIENT_TOOL_CACHE_BYTES = 24 * 1024 * 1024;
 
 interface Entry {
   set: ClientToolSet;
+  surface: string;
   /** what the key's raw member parses to, frozen (parsedMember) */
   value?: unknown;
   /** the whole key (the Map's key is its fingerprint) */
@@ -70,6 +72,17 @@ export function parsedMember(surface: string, raw: string): unknown {
   return hit?.key === raw ? hit.value : undefined;
 }
 
+/** The `tools` members of `surface` whose parsed value is kept, for http.ts readJsonText (core/known-member.ts). */
+export function knownTools(surface: string): KnownMember {
+  return {
+    key: "tools",
+    value: (raw) => parsedMember(surface, raw),
+    *texts() {
+      for (const e of cache.values()) if (e.surface === surface && e.value !== undefined) yield e.key;
+    },
+  };
+}
+
 function frozen(value: unknown): unknown {
   if (!Array.isArray(value)) return undefined;
   for (const item of value) {
@@ -111,7 +124,7 @@ export async function clientToolSet(tools: readonly OpenAITool[], key?: ToolsKey
   if (bytes > CLIENT_TOOL_CACHE_BYTES) return set;
   // kept as a copy, its fingerprint made from the copy: slices of the request's text would keep it alive
   const kept = { surface: k.surface, raw: key ? own(k.raw) : k.raw };
-  cache.set(fingerprint(kept), { set, bytes, key: kept.raw, ...(value === undefined ? {} : { value }) });
+  cache.set(fingerprint(kept), { set, surface: k.surface, bytes, key: kept.raw, ...(value === undefined ? {} : { value }) });
   held += bytes;
   for (const [old, entry] of cache) {
     if (held <= CLIENT_TOOL_CACHE_BYTES) break;

@@ -8,13 +8,13 @@ import type { ToolsearchError } from "../core/errors.ts";
 import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { streamTurn } from "../chat/stream.ts";
 import { chatTurn, type Progress } from "../chat/turn.ts";
-import { parsedMember } from "../chat/tool-set-cache.ts";
+import { knownTools } from "../chat/tool-set-cache.ts";
 import { CHAT_MAX_BODY_BYTES, parseChatBody, parseChatHeaders } from "../wire/chat.ts";
 
 async function chat(c: RouteContext): Promise<Response> {
   const options = parseChatHeaders(c.request.headers);
   // tools sent before (the same text) are not parsed again: their set's cache has them
-  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, { key: "tools", value: (raw) => parsedMember("chat", raw) });
+  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, knownTools("chat"));
   const body = parseChatBody(value);
   const raw = body.tools?.length ? member("tools") : undefined;
   const toolsKey = raw === undefined ? undefined : { surface: "chat", raw, value: value.tools };

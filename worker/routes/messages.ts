@@ -9,7 +9,7 @@
 
 import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { streamTurn } from "../chat/stream.ts";
-import { parsedMember, type ToolsKey } from "../chat/tool-set-cache.ts";
+import { knownTools, type ToolsKey } from "../chat/tool-set-cache.ts";
 import { chatTurn } from "../chat/turn.ts";
 import { countTokens } from "../messages/count.ts";
 import { anthropicErrorResponse } from "../messages/errors.ts";
@@ -37,8 +37,7 @@ async function prepareRequest<B extends Parameters<typeof prepareTurn>[0]>(c: Ro
   const headers = parseMessagesHeaders(c.request.headers);
   const chatOptions = parseChatHeaders(c.request.headers);
   // tools sent before (the same text) are not parsed again: their set's cache has them
-  const known = { key: "tools", value: (raw: string) => parsedMember("messages", raw) };
-  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, known);
+  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, knownTools("messages"));
   const body = parseBody(value);
   const upstream = upstreamKind(c, headers);
   // a refused request leaves nothing behind

@@ -12,7 +12,7 @@ import { ToolsearchError } from "../core/errors.ts";
 import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { SESSION_HEADER } from "../chat/conversation.ts";
 import { streamTurn } from "../chat/stream.ts";
-import { parsedMember } from "../chat/tool-set-cache.ts";
+import { knownTools } from "../chat/tool-set-cache.ts";
 import { chatTurn, type ChatTurnBody } from "../chat/turn.ts";
 import { responseEvents } from "../responses/events.ts";
 import { echoJson, outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
@@ -34,8 +34,7 @@ function noSession(e: unknown): null {
 async function create(c: RouteContext): Promise<Response> {
   let options = parseChatHeaders(c.request.headers);
   // tools sent before (the same text) are not parsed again: their set's cache has them
-  const known = { key: "tools", value: (raw: string) => parsedMember("responses", raw) };
-  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, known);
+  const { value, member } = await readJsonText(c.request, CHAT_MAX_BODY_BYTES, knownTools("responses"));
   const body = parseResponsesBody(value);
   const previous = body.previous_response_id ?? null;
   let history: ChatMessage[] = [];
