@@ -186,6 +186,7 @@ export async function floorSection(
         "wire check",
         "JSON.stringify of the tools (the old cache key)",
         "raw tools member (the key now)",
+        "body read, its tools known: found first (now) / after a whole scan",
       ],
       ["chat", "responses", "messages"].map((p) => [
         p,
@@ -193,6 +194,7 @@ export async function floorSection(
         ms3(pieces[p]?.check),
         ms3(pieces[p]?.stringifyTools),
         ms3(pieces[p]?.rawMember),
+        `${ms3(pieces[p]?.knownFound)} / ${ms3(pieces[p]?.knownScanned)}`,
       ]),
     ),
     "",
