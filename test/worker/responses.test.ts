@@ -59,6 +59,10 @@ describe("stored responses", () => {
       .filter((e) => e.response);
     expect(events.map((e) => e.type)).toEqual(["response.created", "response.in_progress", "response.completed"]);
     for (const e of events) expect([e.response.tools, e.response.text]).toEqual([tools, text]);
+    // the echo is kept with the tool set: other tools echo themselves, and the first ones again theirs
+    const changed = [{ ...tools[0]!, description: "changed" }, tools[1]!];
+    expect((await create({ input: "hello", tools: changed })).body.tools).toEqual(changed);
+    expect((await create({ input: "hello", tools, text })).body.tools).toEqual(tools);
   });
 
   it("store: false answers but keeps nothing", async () => {

@@ -25,6 +25,8 @@ interface Entry {
   surface: string;
   /** what the key's raw member parses to, frozen (parsedMember) */
   value?: unknown;
+  /** the JSON a surface writes of that member's tools (memberJson) */
+  json?: string;
   /** the whole key (the Map's key is its fingerprint) */
   key: string;
   /** the set, and the key string (UTF-16 at worst); a set shared by two keys counts twice */
@@ -70,6 +72,22 @@ const fingerprint = (k: ToolsKey) =>
 export function parsedMember(surface: string, raw: string): unknown {
   const hit = cache.get(fingerprint({ surface, raw }));
   return hit?.key === raw ? hit.value : undefined;
+}
+
+/**
+ * The JSON `make` writes of `raw`'s tools (a Responses answer echoes them: 280 KB of
+ * JSON.stringify for 191 tools, on every request), made once per kept entry: the same text
+ * always parses to the same tools. Made anew when no entry keeps `raw`.
+ */
+export function memberJson(surface: string, raw: string, make: () => string): string {
+  const hit = cache.get(fingerprint({ surface, raw }));
+  if (hit?.key !== raw) return make();
+  if (hit.json === undefined) {
+    hit.json = make();
+    hit.bytes += 2 * hit.json.length;
+    held += 2 * hit.json.length;
+  }
+  return hit.json;
 }
 
 /** The `tools` members of `surface` whose parsed value is kept, for http.ts readJsonText (core/known-member.ts). */

@@ -128,9 +128,10 @@ export function responseObject(body: ResponsesBody, meta: ResponseMeta, result: 
  * request: a response object (the answer, and the created, in_progress and completed events) goes
  * through JSON.stringify with a marker in place of its tools, and the marker is replaced by the
  * tools' JSON (191 MCP tools are 280 KB, stringified three times in a stream). The marker is
- * random per request, so no text of the client's can name it.
+ * random per request, so no text of the client's can name it. `toolsText`: the tools' JSON (the
+ * route takes it from the tool-set cache, which makes it once per tools text).
  */
-export function echoJson(tools: readonly unknown[]): (value: unknown) => string {
+export function echoJson(tools: readonly unknown[], toolsText: () => string = () => JSON.stringify(tools)): (value: unknown) => string {
   const marker = `\u0000tools ${crypto.randomUUID()}`;
   const quoted = JSON.stringify(marker);
   let toolsJson: string | undefined;
@@ -138,6 +139,6 @@ export function echoJson(tools: readonly unknown[]): (value: unknown) => string 
   return (value) => {
     const text = JSON.stringify(value, replacer);
     const at = text.indexOf(quoted);
-    return at < 0 ? text : text.slice(0, at) + (toolsJson ??= JSON.stringify(tools)) + text.slice(at + quoted.length);
+    return at < 0 ? text : text.slice(0, at) + (toolsJson ??= toolsText()) + text.slice(at + quoted.length);
   };
 }

@@ -12,7 +12,7 @@ import { ToolsearchError } from "../core/errors.ts";
 import { json, readJsonText, route, type RouteContext } from "../http.ts";
 import { SESSION_HEADER } from "../chat/conversation.ts";
 import { streamTurn } from "../chat/stream.ts";
-import { knownTools } from "../chat/tool-set-cache.ts";
+import { knownTools, memberJson } from "../chat/tool-set-cache.ts";
 import { chatTurn, type ChatTurnBody } from "../chat/turn.ts";
 import { responseEvents } from "../responses/events.ts";
 import { echoJson, outputAsChat, outputItems, responseObject, searchItems } from "../responses/respond.ts";
@@ -99,7 +99,11 @@ async function create(c: RouteContext): Promise<Response> {
     if (meta.store) await turn.session.putResponse({ response: { ...response, tools: [] }, messages: [...input, ...outputAsChat(calls)] });
     return response;
   };
-  const echo = echoJson(body.tools ?? []);
+  // the same tools text echoes the same JSON: made once per cached tool set, not per answer
+  const echoed = body.tools ?? [];
+  const echo = echoJson(echoed, () =>
+    raw === undefined ? JSON.stringify(echoed) : memberJson("responses", raw, () => JSON.stringify(echoed)),
+  );
   if (!body.stream) {
     const result = await turn.run();
     const headers = { "content-type": "application/json; charset=utf-8", ...turn.headers, "x-toolsearch-hops": String(result.hops) };
