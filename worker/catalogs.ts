@@ -1,11 +1,12 @@
-// Catalog files reach the Worker through the ASSETS binding (run_worker_first keeps them private).
-// First use in an isolate: read, verify the hash, restore the index; then cached for the isolate's
+// Catalog files are bundled into the Worker (worker/files.ts), never served: only this module reads
+// them. First use in an isolate: verify the hash, restore the index; then cached for the isolate's
 // life, keyed by file name (catalog files are immutable: the name carries the content hash).
-// Failures are not cached, so a fixed deployment recovers without a restart.
+// Failures are not cached.
 
 import { catalogLabel, verifyCatalog, type Catalog, type CatalogTool } from "./core/catalog.ts";
 import { ToolsearchError } from "./core/errors.ts";
 import { searchCatalog, type SearchCatalog } from "./core/search.ts";
+import { catalogText } from "./files.ts";
 
 export interface LoadedCatalog extends SearchCatalog {
   file: string;
@@ -13,7 +14,7 @@ export interface LoadedCatalog extends SearchCatalog {
   catalog: Omit<Catalog, "index">;
   label: string;
   byName: ReadonlyMap<string, CatalogTool>;
-  /** ms spent reading + verifying + restoring, for the cold-start benchmark */
+  /** ms spent verifying + restoring, for the cold-start benchmark */
   loadMs: number;
 }
 
@@ -27,16 +28,15 @@ export function labelFromFile(file: string): string {
   return m ? `${m[1]}${m[2] ? `#${m[2]}` : ""}` : file;
 }
 
-async function read(assets: Fetcher, file: string): Promise<LoadedCatalog> {
+async function read(file: string): Promise<LoadedCatalog> {
   const started = Date.now();
   if (!FILE_RE.test(file)) throw new ToolsearchError("catalog_invalid", `catalog file name "${file}" is not valid`);
-  const res = await assets.fetch(new Request(`https://assets.invalid/${encodeURIComponent(file)}`));
-  if (res.status === 404) throw new ToolsearchError("catalog_missing", `catalog ${file} is not deployed (no such asset)`);
-  if (!res.ok) throw new ToolsearchError("catalog_missing", `catalog ${file} could not be read (asset status ${res.status})`);
-  const bytes = new Uint8Array(await res.arrayBuffer());
+  const text = catalogText(file);
+  if (text === undefined)
+    throw new ToolsearchError("catalog_missing", `catalog ${file} is not deployed (no such file in catalogs/ when the Worker was built)`);
   let verified;
   try {
-    verified = await verifyCatalog(bytes);
+    verified = await verifyCatalog(text);
   } catch (e) {
     if (e instanceof ToolsearchError) throw new ToolsearchError("catalog_invalid", `catalog ${file} is refused: ${e.message}`);
     throw e;
@@ -53,10 +53,10 @@ async function read(assets: Fetcher, file: string): Promise<LoadedCatalog> {
   return { file, catalog, ...searchCatalog(catalog.tools, index), label: catalogLabel(catalog), loadMs: Date.now() - started };
 }
 
-export function loadCatalog(assets: Fetcher, file: string): Promise<LoadedCatalog> {
+export function loadCatalog(file: string): Promise<LoadedCatalog> {
   let p = cache.get(file);
   if (!p) {
-    p = read(assets, file);
+    p = read(file);
     cache.set(file, p);
     p.catch(() => cache.delete(file));
   }

@@ -145,7 +145,7 @@ export default {
       }
       const pinned = config.catalogFile;
       // the pinned catalog must load before any route answers: a bad deploy is a 503 everywhere
-      const cat = await loadCatalog(env.ASSETS, pinned).catch((e) => {
+      const cat = await loadCatalog(pinned).catch((e) => {
         label = labelFromFile(pinned);
         throw e;
       });

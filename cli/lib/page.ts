@@ -1,14 +1,11 @@
-// The page's bundles (worker/page/, TypeScript + CSS) built with esbuild: written into the
-// Worker's assets directory before dev and deploy (wrangler.toml [build] runs
-// `npm run build:page`), and inlined by `catalog stats --html` / `catalog diff --html` into one
-// self-contained file. Files are written atomically and only when their bytes change, so several
-// `wrangler dev` processes starting at once never see half a file.
+// The page's bundles (worker/page/, TypeScript + CSS) built with esbuild: bundled into the Worker
+// before dev and deploy (wrangler.toml [build] runs `npm run build:files`, cli/lib/worker-files.ts),
+// and inlined by `catalog stats --html` / `catalog diff --html` into one self-contained file.
 
 import { build } from "esbuild";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { OfflineData } from "../../worker/page/types.ts";
-import { writeAtomic } from "./files.ts";
 
 const PAGE = join(import.meta.dirname, "../../worker/page");
 
@@ -29,25 +26,15 @@ export async function bundlePage(entry: "main" | "offline"): Promise<{ js: strin
   return { js: text(".js"), css: text(".css") };
 }
 
-async function writeIfChanged(path: string, text: string): Promise<boolean> {
-  const old = await readFile(path, "utf8").catch(() => null);
-  if (old === text) return false;
-  await writeAtomic(path, text);
-  return true;
-}
-
-/** index.html, page.js and page.css into `dir` (the assets directory's page/); the names written. */
-export async function writePage(dir: string): Promise<string[]> {
+/** The served page's files: index.html, page.js and page.css, with their text. */
+export async function pageFiles(): Promise<Array<[string, string]>> {
   const { js, css } = await bundlePage("main");
   const html = await readFile(join(PAGE, "index.html"), "utf8");
-  const files: Array<[string, string]> = [
+  return [
     ["index.html", html],
     ["page.js", js],
     ["page.css", css],
   ];
-  const written: string[] = [];
-  for (const [name, text] of files) if (await writeIfChanged(join(dir, name), text)) written.push(name);
-  return written;
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");

@@ -22,6 +22,7 @@ import { RUN_CODE_TOOL } from "../../worker/core/run-code-tool.ts";
 import { TRACKER_TOOLS } from "../fixtures/tracker-tools.ts";
 import { freePort, startWranglerDev } from "../fixtures/wrangler-dev.ts";
 import { TEST_CATALOGS } from "../worker/prepare-catalogs.ts";
+import { writeWorkerFiles } from "../../cli/lib/worker-files.ts";
 import { ROOT } from "./catalogs.ts";
 import { Api, fmt, KEY, pct, type Json } from "./exec-rig.ts";
 import { machineLine, p50, table, tableSection } from "./results.ts";
@@ -68,6 +69,8 @@ export async function codeModeSection(): Promise<string> {
   );
   await rm(join(TEST_CATALOGS, ".tracker.tools.json"));
   await writeFile(join(TEST_CATALOGS, "tracker@1.0.0.json"), built.text);
+  // the test Worker serves the catalogs bundled into its files module: bundle tracker too
+  await writeWorkerFiles(TEST_CATALOGS, join(TEST_CATALOGS, "files.ts"));
   const state = await mkdtemp(join(tmpdir(), "toolsearch-bench-code-"));
   const dev = await startWranglerDev({
     env: "test",
@@ -241,5 +244,6 @@ export async function codeModeSection(): Promise<string> {
     await dev.stop();
     tracker.stop();
     await rm(join(TEST_CATALOGS, "tracker@1.0.0.json"), { force: true });
+    await writeWorkerFiles(TEST_CATALOGS, join(TEST_CATALOGS, "files.ts"));
   }
 }

@@ -1,9 +1,10 @@
 // toolSearch latency over HTTP on 127.0.0.1 against the real Worker in wrangler dev: `select:` and
 // keyword searches against /healthz (the cheapest route of the same Worker), p50/p99 over N
 // sequential requests per point, per catalog size.
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BENCH_CATALOGS, BENCH_WORK, ROOT, type BenchCatalog } from "./catalogs.ts";
+import { writeWorkerFiles } from "../../cli/lib/worker-files.ts";
 import { DEV_AUTH, wranglerDev } from "./wrangler-dev.ts";
 
 export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
@@ -27,9 +28,14 @@ export interface LatencyRow {
   p99: number;
 }
 
-export function workerToml(catalogFile: string): string {
-  const main = join(ROOT, "worker/index.ts");
-  return `name = "toolsearch-bench"\nmain = "${main}"\ncompatibility_date = "2026-11-01"\n[assets]\ndirectory = "${BENCH_CATALOGS}"\nbinding = "ASSETS"\nrun_worker_first = true\n[vars]\nCATALOG = "${catalogFile}"\nSESSION_TTL_SECONDS = "604800"\n[[durable_objects.bindings]]\nname = "SESSIONS"\nclass_name = "SessionDO"\n[[migrations]]\ntag = "v1"\nnew_sqlite_classes = ["SessionDO"]\n[[d1_databases]]\nbinding = "AUDIT"\ndatabase_name = "toolsearch-audit"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${join(ROOT, "worker/migrations")}"\n`;
+/** A wrangler config of the project's Worker with `catalogFile` (of BENCH_CATALOGS) bundled and pinned. */
+export async function workerToml(catalogFile: string): Promise<string> {
+  const dir = join(BENCH_WORK, `entry-${catalogFile}`);
+  await writeWorkerFiles(BENCH_CATALOGS, join(dir, "files.ts"), [catalogFile]);
+  const main = join(dir, "main.ts");
+  const entry = `import { useFiles } from ${JSON.stringify(join(ROOT, "worker/files.ts"))};\nimport { files } from "./files.ts";\nuseFiles(files);\nexport { default, SessionDO } from ${JSON.stringify(join(ROOT, "worker/index.ts"))};\n`;
+  await writeFile(main, entry);
+  return `name = "toolsearch-bench"\nmain = "${main}"\ncompatibility_date = "2026-11-01"\n[vars]\nCATALOG = "${catalogFile}"\nSESSION_TTL_SECONDS = "604800"\n[[durable_objects.bindings]]\nname = "SESSIONS"\nclass_name = "SessionDO"\n[[migrations]]\ntag = "v1"\nnew_sqlite_classes = ["SessionDO"]\n[[d1_databases]]\nbinding = "AUDIT"\ndatabase_name = "toolsearch-audit"\ndatabase_id = "00000000-0000-0000-0000-000000000000"\nmigrations_dir = "${join(ROOT, "worker/migrations")}"\n`;
 }
 
 async function measure(n: number, send: (i: number) => Promise<Response>): Promise<{ p50: number; p99: number }> {
@@ -52,7 +58,7 @@ async function loadNames(c: BenchCatalog): Promise<string[]> {
 export async function latency(catalogs: BenchCatalog[], n = 2000): Promise<LatencyRow[]> {
   const rows: LatencyRow[] = [];
   for (const c of catalogs) {
-    const dev = await wranglerDev(workerToml(c.file), join(BENCH_WORK, "wrangler.latency.toml"));
+    const dev = await wranglerDev(await workerToml(c.file), join(BENCH_WORK, "wrangler.latency.toml"));
     try {
       const post = (path: string, body: unknown) =>
         fetch(`${dev.url}${path}`, {

@@ -39,7 +39,7 @@ async function paired(pairs: number, send: (auth: string) => Promise<Response>, 
 export async function quotaSection(): Promise<string> {
   const demo = (await benchCatalogs()).find((c) => c.file.startsWith("demo@"))!;
   const keys = { counted: `bench-counted-${randomBytes(8).toString("hex")}`, free: `bench-free-${randomBytes(8).toString("hex")}` };
-  const toml = `${workerToml(demo.file)}\n[vars.QUOTAS]\ntenants = { free = { requestsPerKeyPerMinute = 0, sessionsPerKeyPerHour = 0 } }\n`;
+  const toml = `${await workerToml(demo.file)}\n[vars.QUOTAS]\ntenants = { free = { requestsPerKeyPerMinute = 0, sessionsPerKeyPerHour = 0 } }\n`;
   const dev = await wranglerDev(toml, join(BENCH_WORK, "wrangler.quota.toml"), {
     API_KEYS: JSON.stringify({ [keys.counted]: "dev", [keys.free]: "free" }),
   });

@@ -53,7 +53,7 @@ export async function throughput(
   ).tools
     .filter((t) => !t.alwaysLoad)
     .map((t) => t.name);
-  const dev = await wranglerDev(workerToml(catalog.file), join(BENCH_WORK, "wrangler.throughput.toml"));
+  const dev = await wranglerDev(await workerToml(catalog.file), join(BENCH_WORK, "wrangler.throughput.toml"));
   try {
     const headers = { "content-type": "application/json", ...DEV_AUTH };
     const ids: string[] = [];

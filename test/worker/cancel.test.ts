@@ -7,7 +7,7 @@
 import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import {
   callTool,
   d1Rows,

@@ -69,7 +69,12 @@ describe("pinning", () => {
 
 describe("catalog faults: every route answers 503 naming the file and the reason", () => {
   it.each([
-    ["missing", "shop@9.9.9.json", "catalog_missing", "catalog shop@9.9.9.json is not deployed (no such asset)"],
+    [
+      "missing",
+      "shop@9.9.9.json",
+      "catalog_missing",
+      "catalog shop@9.9.9.json is not deployed (no such file in catalogs/ when the Worker was built)",
+    ],
     ["tampered", "tampered@1.0.0.json", "catalog_invalid", "catalog tampered@1.0.0.json is refused: hash mismatch"],
     ["misnamed", "shop@1.0.0.000000000000.json", "catalog_invalid", "its name says hash 000000000000, its content is"],
     [

@@ -4,7 +4,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, expect, it } from "vitest";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import { AUTH_A, BASE, modelLane } from "./helpers.ts";
 
 const upstream = modelLane();

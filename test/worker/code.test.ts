@@ -5,7 +5,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import { AUTH_B, callWith, EDGE, edgeSession, edgeVars, KEY_U, request, type Json } from "./helpers.ts";
 
 const DENY_ENV = { default: { deny: ["mcp__everything__get-env"] } };

@@ -1,12 +1,12 @@
 // Calls into the real Worker inside workerd. `call` goes through the deployed entry (exports);
 // `callWith` runs the same fetch handler with vars overridden (another pinned catalog), still
-// with the real ASSETS and Durable Object bindings. Both check every successful REST answer against its
+// with the test catalogs bundled (test/worker/main.ts) and the real Durable Object bindings. Both check every successful REST answer against its
 // schema (worker/wire/answers.ts), so the types the page imports cannot drift from what routes answer.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { inject } from "vitest";
 import type { z } from "zod";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import { runAnswer } from "../../worker/wire/code.ts";
 import * as answers from "../../worker/wire/answers.ts";
 import type { LiveRules } from "../../worker/core/gate.ts";

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
 import { AUTH_A, BASE, callWith, EDGE, OPEN_RULES, sessionObject, type Json } from "./helpers.ts";
 

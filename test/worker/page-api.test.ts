@@ -1,5 +1,5 @@
-// What the page reads, inside workerd: GET / and its files from ASSETS (catalog files still
-// private), per-server token sums in GET /v1/catalog, the tool rows, the policy preview (the same
+// What the page reads, inside workerd: GET / and its files from the bundle (catalog files still
+// private, revalidation a 304), per-server token sums in GET /v1/catalog, the tool rows, the policy preview (the same
 // decision a new session of the caller's tenant freezes, listing form and access rules included,
 // and nothing stored), a session's history (searches, activations, splices written by the chat
 // endpoint) and the words each search result matched.
@@ -7,7 +7,8 @@ import { createExecutionContext, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { verifyCatalog, type Catalog } from "../../worker/core/catalog.ts";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
+import { files } from "./catalogs/files.ts";
 import type { SessionDO } from "../../worker/session/session-do.ts";
 import { AUTH_A, AUTH_B, BASE, call, callWith, newSession, search, sessionObject, storedObjects, modelLane, type Json } from "./helpers.ts";
 
@@ -18,8 +19,7 @@ async function open(path: string) {
 }
 
 async function shopCatalog(): Promise<Catalog> {
-  const res = await env.ASSETS.fetch(new Request("https://assets.invalid/shop@1.0.0.json"));
-  return (await verifyCatalog(new Uint8Array(await res.arrayBuffer()))).catalog;
+  return (await verifyCatalog(files.catalogs["shop@1.0.0.json"]!)).catalog;
 }
 
 describe("the page", () => {
@@ -42,8 +42,27 @@ describe("the page", () => {
     }
   });
 
-  it("serves nothing else from the assets: other page names and catalog files are 404", async () => {
-    for (const path of ["/page/other.js", "/page/index.html", "/shop@1.0.0.json", "/page/..%2Fshop@1.0.0.json", "/page/"]) {
+  it("answers a browser's revalidation with a 304 while the file is unchanged, and HEAD without a body", async () => {
+    for (const path of ["/", "/page/page.js", "/page/page.css"]) {
+      const first = await exports.default.fetch(new Request(`${BASE}${path}`));
+      const etag = first.headers.get("etag");
+      expect(etag, path).toMatch(/^"[0-9a-f]{16}"$/);
+      await first.text();
+      const again = await exports.default.fetch(new Request(`${BASE}${path}`, { headers: { "if-none-match": etag! } }));
+      expect(again.status, path).toBe(304);
+      expect(await again.text(), path).toBe("");
+      const other = await exports.default.fetch(new Request(`${BASE}${path}`, { headers: { "if-none-match": '"0000000000000000"' } }));
+      expect(other.status, path).toBe(200);
+      expect((await other.text()).length, path).toBeGreaterThan(100);
+    }
+    const head = await exports.default.fetch(new Request(`${BASE}/`, { method: "HEAD" }));
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await head.text()).toBe("");
+  });
+
+  it("serves nothing else: other page names and catalog files, bundled or not, are 404", async () => {
+    for (const path of ["/page/other.js", "/page/index.html", "/shop@1.0.0.json", "/page/..%2Fshop@1.0.0.json", "/page/", "/files.ts"]) {
       const r = await open(path);
       expect(r.status, path).toBe(404);
       expect(r.text, path).not.toContain("mcp__shop__");
@@ -77,8 +96,7 @@ describe("GET /v1/catalog and /v1/catalog/tools", () => {
   it("counts every tool as a TypeScript declaration beside its JSON schema, as declarations.ts renders it tokenized", async () => {
     const cat = await shopCatalog();
     // each shop tool's declaration, tokenized on the Node side by prepare-catalogs.ts
-    const res = await env.ASSETS.fetch(new Request("https://assets.invalid/shop@1.0.0.declaration-tokens.json"));
-    const expected = (await res.json()) as Record<string, number>;
+    const expected = JSON.parse(files.catalogs["shop@1.0.0.declaration-tokens.json"]!) as Record<string, number>;
     expect(Object.keys(expected)).toEqual(cat.tools.map((t) => t.name));
     const total = Object.values(expected).reduce((a, b) => a + b, 0);
     const r = await call("GET", "/v1/catalog");

@@ -6,7 +6,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import { AUTH_A, BASE, EDGE, modelLane, type Json } from "./helpers.ts";
 
 const REBOUND = "https://rebound.example";

@@ -1,12 +1,12 @@
-// Node side, run by vitest.config.ts before workerd starts: fills test/worker/catalogs/ (the
-// ASSETS directory of wrangler.toml's [env.test]) with real catalogs built by the CLI library:
+// Node side, run by vitest.config.ts before workerd starts: fills test/worker/catalogs/ (bundled into
+// the test Worker by wrangler.toml's [env.test] entry, test/worker/main.ts) with real catalogs built by the CLI library:
 // the committed demo catalogs (and copies with and without its search text), two versions of a small shop catalog, a tampered copy, an office
 // catalog of two LiveMCPBench servers (ppt has 35 tools), a shop catalog in the old format v1, the
 // `edge` catalog (server-everything and the edge fixture, snapshotted over stdio) that the edge
 // execution tests call over HTTP, the `modern` catalog (the MCP 2026-07-28 fixture, called over HTTP
 // by test/node/upstream-2026.test.ts), the `oauth` catalog (servers that authorize each user:
-// test/fixtures/oauth-servers.ts); and the page's bundle in page/ (the vitest plugin runs no
-// wrangler [build] command).
+// test/fixtures/oauth-servers.ts); then bundles them with the page into files.ts there
+// (cli/lib/worker-files.ts: the vitest plugin runs no wrangler [build] command).
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { buildCatalog } from "../../cli/lib/build.ts";
@@ -15,7 +15,7 @@ import { tokenCounter } from "../../cli/lib/tokens.ts";
 import { toolDeclaration } from "../../worker/core/declarations.ts";
 import { catalogHash, serializeCatalog, type Catalog } from "../../worker/core/catalog.ts";
 import { buildIndex } from "../../worker/core/tool-index.ts";
-import { writePage } from "../../cli/lib/page.ts";
+import { writeWorkerFiles } from "../../cli/lib/worker-files.ts";
 import { EDGE_CATALOG_SERVERS, MODERN_CATALOG_SERVERS } from "../fixtures/edge-servers.ts";
 import { OAUTH_TOOLS } from "../fixtures/oauth-servers.ts";
 
@@ -48,7 +48,6 @@ async function shop(version: string, edit: (tools: Array<Record<string, unknown>
 export async function prepareWorkerCatalogs(): Promise<void> {
   await mkdir(TEST_CATALOGS, { recursive: true });
   for (const f of await readdir(TEST_CATALOGS)) await rm(join(TEST_CATALOGS, f), { force: true, recursive: true });
-  await writePage(join(TEST_CATALOGS, "page"));
   for (const f of await readdir(join(ROOT, "catalogs"))) {
     if (f.endsWith(".json")) await copyFile(join(ROOT, "catalogs", f), join(TEST_CATALOGS, f));
   }
@@ -108,4 +107,5 @@ export async function prepareWorkerCatalogs(): Promise<void> {
   await writeFile(join(TEST_CATALOGS, "oauth@1.0.0.json"), oauth.text);
   const modern = await buildCatalog(parseConfig({ name: "modern", version: "1.0.0", mcpServers: MODERN_CATALOG_SERVERS }, TEST_CATALOGS));
   await writeFile(join(TEST_CATALOGS, "modern@1.0.0.json"), modern.text);
+  await writeWorkerFiles(TEST_CATALOGS, join(TEST_CATALOGS, "files.ts"));
 }

@@ -7,7 +7,7 @@ import { createScheduledController, runDurableObjectAlarm, runInDurableObject } 
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { eventId } from "../../worker/core/audit.ts";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import { parseQuotas } from "../../worker/quotas.ts";
 import type { ResponseObject } from "../../worker/responses/shapes.ts";
 import { newResponseId } from "../../worker/responses/shapes.ts";

@@ -6,7 +6,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import { callWith, EDGE, edgeSession, request, type Json } from "./helpers.ts";
 
 const BAD: Record<string, unknown> = { ...EDGE, SERVERS: '{"everything": {"url": "http://127.0.0.1:1/mcp",}' };

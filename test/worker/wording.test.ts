@@ -8,7 +8,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../worker/index.ts";
+import worker from "./main.ts";
 import { AUTH_A, BASE, newSession, promptOf, search, modelLane, type Json } from "./helpers.ts";
 import { connect, textOf } from "./mcp-rig.ts";
 

@@ -14,7 +14,7 @@ import { sessionInit } from "../session/create.ts";
 import { sessionAccess } from "../core/access.ts";
 import type { CatalogInfo, CatalogTools, PolicyAnswer } from "../wire/answers.ts";
 
-const pinned = (c: RouteContext) => loadCatalog(c.env.ASSETS, settings(c.env).catalogFile);
+const pinned = (c: RouteContext) => loadCatalog(settings(c.env).catalogFile);
 
 /** The pinned catalog's tools the caller's tenant may see now (core/gate.ts), and their servers. */
 function visible(c: RouteContext, cat: LoadedCatalog) {

@@ -16,7 +16,7 @@ import type { HealthAnswer } from "../wire/answers.ts";
 
 async function health(c: RouteContext): Promise<Response> {
   const config = settings(c.env);
-  const cat = await loadCatalog(c.env.ASSETS, config.catalogFile);
+  const cat = await loadCatalog(config.catalogFile);
   const report = configReport(config, cat.catalog);
   const keyed = await authenticate(c.request, c.env.API_KEYS).then(
     () => true,

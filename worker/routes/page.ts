@@ -1,9 +1,10 @@
-// GET / and GET /page/<file>: the page (worker/page/, bundled at build time into the assets
-// directory's page/ folder). Only these names are read from ASSETS here, so catalog files stay
-// private (run_worker_first sends every request through the Worker). The page itself is public;
-// everything it shows comes from /v1 with the key the user pastes.
+// GET / and GET /page/<file>: the page (worker/page/, built into the Worker's bundle with the
+// catalog files: worker/files.ts). Only these three names are served; catalog files are never
+// answered by any route. The page itself is public; everything it shows comes from /v1 with the
+// key the user pastes. Each file has a strong ETag, so a browser's revalidation is a 304.
 
 import { ToolsearchError } from "../core/errors.ts";
+import { pageFile } from "../files.ts";
 import { param, route, type RouteContext } from "../http.ts";
 
 const FILES: Record<string, string> = { "": "index.html", "page.js": "page.js", "page.css": "page.css" };
@@ -20,16 +21,16 @@ async function serve(c: RouteContext, name: string): Promise<Response> {
   // own keys only: `constructor` must not be a prototype lookup
   const file = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
   if (!file) throw new ToolsearchError("not_found", `no page file ${name.slice(0, 80)}`);
-  // html_handling = "none" (wrangler.toml): the asset path is taken literally
-  const res = await c.env.ASSETS.fetch(new Request(`https://assets.invalid/page/${file}`, { headers: c.request.headers }));
-  if (res.status === 404)
+  const page = pageFile(file);
+  if (!page)
     throw new ToolsearchError(
       "unavailable",
-      "the page is not built: wrangler runs its [build] command (npm run build:page) before dev and deploy",
+      "the page is not built: wrangler runs its [build] command (npm run build:files) before dev and deploy",
     );
-  const headers = new Headers(res.headers);
-  for (const [k, v] of Object.entries(SECURITY_HEADERS)) headers.set(k, v);
-  return new Response(c.request.method === "HEAD" ? null : res.body, { status: res.status, headers });
+  const headers = { ...SECURITY_HEADERS, "content-type": page.type, etag: page.etag, "cache-control": "no-cache" };
+  const matches = (c.request.headers.get("if-none-match") ?? "").split(",").some((t) => t.trim() === page.etag || t.trim() === "*");
+  if (matches) return new Response(null, { status: 304, headers });
+  return new Response(c.request.method === "HEAD" ? null : page.body, { status: 200, headers });
 }
 
 export const pageRoutes = [route("GET", "/", (c) => serve(c, "")), route("GET", "/page/:file", (c) => serve(c, param(c, "file")))];

@@ -62,7 +62,7 @@ export async function sessionCatalog(
   const pinned = settings(c.env).catalogFile;
   let cat: LoadedCatalog;
   try {
-    cat = await loadCatalog(c.env.ASSETS, state.catalogFile);
+    cat = await loadCatalog(state.catalogFile);
   } catch (e) {
     if (e instanceof ToolsearchError && e.code === "catalog_missing" && state.catalogFile !== pinned) {
       throw new ToolsearchError(
@@ -90,7 +90,7 @@ export async function sessionInit(c: RouteContext, req: CreateRequest, given?: s
   const id = given ?? (await newSessionId(c));
   const config = settings(c.env);
   const { catalogFile, policy, ttlMs, storeArguments } = config;
-  const cat = await loadCatalog(c.env.ASSETS, catalogFile);
+  const cat = await loadCatalog(catalogFile);
   const access = accessFor(policy.access, c.tenant);
   const view = accessView(cat.tools, access);
   // a profile's tool the tenant may not use is refused as such, not as missing from the catalog

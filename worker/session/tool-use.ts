@@ -48,7 +48,7 @@ export class ToolUse {
 
   /** The one tool gate for this session, and its catalog. */
   async gate(init: SessionInit, rules: LiveRules): Promise<{ gate: Gate; catalog: LoadedCatalog }> {
-    const catalog = await loadCatalog(this.p.env.ASSETS, init.catalogFile);
+    const catalog = await loadCatalog(init.catalogFile);
     return { gate: toolGate(catalog.tools, catalog.byName, init, rules), catalog };
   }
 
@@ -118,7 +118,7 @@ export class ToolUse {
     if (!init) return null;
     this.p.store.touch();
     // the session's servers the rules allow now (core/gate.ts serverGate): a server with a denied tool serves only where allow names it
-    const catalog = await loadCatalog(this.p.env.ASSETS, init.catalogFile);
+    const catalog = await loadCatalog(init.catalogFile);
     const why = serverGate(catalog.tools, init, rules);
     const closed = new Map<string, string>();
     for (const server of init.mcp?.servers ?? []) {
