@@ -6,8 +6,11 @@
 // execution tests call over HTTP, the `modern` catalog (the MCP 2026-07-28 fixture, called over HTTP
 // by test/node/upstream-2026.test.ts), the `oauth` catalog (servers that authorize each user:
 // test/fixtures/oauth-servers.ts); then bundles them with the page into files.ts there
-// (cli/lib/worker-files.ts: the vitest plugin runs no wrangler [build] command).
-import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+// (cli/lib/worker-files.ts: the vitest plugin runs no wrangler [build] command). Also a script:
+// `node test/worker/prepare-catalogs.ts --if-missing` (npm run typecheck) prepares them only when
+// files.ts is not there yet, since test/worker/main.ts imports it.
+import { access, copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { join, resolve } from "node:path";
 import { buildCatalog } from "../../cli/lib/build.ts";
 import { parseConfig } from "../../cli/lib/config.ts";
@@ -108,4 +111,12 @@ export async function prepareWorkerCatalogs(): Promise<void> {
   const modern = await buildCatalog(parseConfig({ name: "modern", version: "1.0.0", mcpServers: MODERN_CATALOG_SERVERS }, TEST_CATALOGS));
   await writeFile(join(TEST_CATALOGS, "modern@1.0.0.json"), modern.text);
   await writeWorkerFiles(TEST_CATALOGS, join(TEST_CATALOGS, "files.ts"));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const missing = await access(join(TEST_CATALOGS, "files.ts")).then(
+    () => false,
+    () => true,
+  );
+  if (!process.argv.includes("--if-missing") || missing) await prepareWorkerCatalogs();
 }
